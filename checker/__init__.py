@@ -1,0 +1,3 @@
+"""ptx-fragment-checker: machine-checked PTX mma fragment layouts."""
+
+__version__ = "0.1.0"

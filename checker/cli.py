@@ -1,0 +1,206 @@
+"""Command line: subcommands, argument parsing, exit codes. main(argv, stdout, stderr) -> int.
+
+Exit codes: 0 all proved; 1 something refuted or unknown; 2 usage error (no spec file matched
+included); 3 a spec could not be loaded or is malformed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from checker.errors import CheckerError, SpecError, UsageError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="checker", description="Prove the PTX mma fragment layouts of spec files.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    pr = sub.add_parser("prove", help="prove every property of every fragment")
+    pr.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders of them")
+    pr.add_argument("--format", choices=["text", "json"], default="text")
+    pr.add_argument("--no-cross-check", action="store_true",
+                    help="skip the plain-Python engine that checks every z3 verdict")
+    pr.add_argument("--dump-smt", metavar="DIR", help="write every named z3 query as SMT-LIB")
+    va = sub.add_parser("validate", help="check structure and meaning without proving")
+    va.add_argument("paths", nargs="+", metavar="PATH")
+    va.add_argument("--format", choices=["text", "json"], default="text")
+    ev = sub.add_parser("eval", help="row and col of one element of one lane")
+    ev.add_argument("spec")
+    ev.add_argument("--fragment", required=True)
+    ev.add_argument("--lane", type=int, required=True)
+    ev.add_argument("--i", type=int, required=True, help="the element index: 3 for a3")
+    ev.add_argument("--as-printed", type=int, metavar="K",
+                    help="evaluate the document's printed text of the fragment's K-th erratum")
+    ta = sub.add_parser("table", help="the layouts as a grid, or as data with --format json")
+    ta.add_argument("spec")
+    ta.add_argument("--fragment")
+    ta.add_argument("--format", choices=["text", "json"], default="text")
+    sub.add_parser("schema", help="print the spec JSON Schema")
+    return p
+
+
+def spec_files(paths) -> list:
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, names in os.walk(path):
+                dirs.sort()
+                files.extend(os.path.join(root, n) for n in sorted(names) if n.endswith((".yaml", ".yml")))
+        elif os.path.exists(path):
+            files.append(path)
+        else:
+            raise UsageError(f"no such file or folder: {path}")
+    if not files:
+        raise UsageError(f"no spec file (*.yaml) matched {' '.join(paths)}: nothing was checked")
+    return files
+
+
+def cmd_prove(args, out, err) -> int:
+    from checker.prover import Options, prove_path
+    from checker.report.text import prove_report
+    from checker.results import exit_code, summary
+
+    files = spec_files(args.paths)
+    t0 = time.perf_counter()
+    opts = Options(cross_check=not args.no_cross_check, dump_smt=args.dump_smt)
+    results = []
+    for f in files:
+        results.extend(prove_path(f, opts))
+    seconds = time.perf_counter() - t0
+    if args.format == "json":
+        json.dump({"summary": summary(results) | {"specs": len(files), "seconds": round(seconds, 4)},
+                   "results": [r.as_json() for r in results]}, out, indent=1)
+        out.write("\n")
+    else:
+        out.write(prove_report(results, seconds, len(files)))
+    return exit_code(results)
+
+
+def cmd_validate(args, out, err) -> int:
+    from checker.spec.load import load_spec
+    from checker.spec.reading import materialize
+
+    worst = 0
+    report = []
+    for f in spec_files(args.paths):
+        try:
+            spec = load_spec(f)
+            for frag in spec.fragments():
+                reading = materialize(frag)
+                for e in frag.errata:
+                    materialize(frag, e, reading.n)
+            report.append({"spec": f, "ok": True, "fragments": sum(1 for _ in spec.fragments())})
+            if args.format == "text":
+                out.write(f"{f}: ok ({report[-1]['fragments']} fragments)\n")
+        except SpecError as exc:
+            worst = 3
+            report.append({"spec": f, "ok": False, "location": str(exc.span), "message": exc.message})
+            if args.format == "text":
+                err.write(f"{exc}\n")
+    if args.format == "json":
+        json.dump(report, out, indent=1)
+        out.write("\n")
+    return worst
+
+
+def _load_fragment(path, fid):
+    from checker.spec.load import load_spec
+
+    spec = load_spec(spec_files([path])[0])
+    frag = spec.fragment(fid)
+    if frag is None:
+        ids = ", ".join(f.id for f in spec.fragments())
+        raise UsageError(f"{path} has no fragment {fid!r}; it has {ids}")
+    return spec, frag
+
+
+def cmd_eval(args, out, err) -> int:
+    from checker.formula.evaluate import at
+    from checker.spec.reading import materialize
+
+    spec, frag = _load_fragment(args.spec, args.fragment)
+    reading = materialize(frag)
+    if args.as_printed is not None:
+        if not 1 <= args.as_printed <= len(frag.errata):
+            raise UsageError(f"{frag.id} has {len(frag.errata)} errata; --as-printed takes 1..{len(frag.errata)}")
+        reading = materialize(frag, frag.errata[args.as_printed - 1], reading.n)
+        if reading.layout is None:
+            raise SpecError(reading.syntax.span, "the printed text does not parse: " + reading.syntax.message)
+    if not 0 <= args.lane < 32 or not 0 <= args.i < reading.n:
+        raise UsageError(f"--lane takes 0..31 and --i takes 0..{reading.n - 1} for {frag.id}")
+    rows, cols = at(reading.layout, args.lane, args.i)
+    name = f"{frag.letter}{args.i}"
+    out.write(f"{spec.shape} {frag.id}{' (as printed)' if args.as_printed else ''}: lane {args.lane} {name}\n")
+    for target, hits, formula, limit in (("row", rows, reading.layout.row, frag.rows),
+                                         ("col", cols, reading.layout.col, frag.cols)):
+        if not hits:
+            out.write(f"  {target}: no piece applies\n")
+        for k, value, _ in hits:
+            flag = "" if 0 <= value < limit else f"   (outside 0..{limit - 1})"
+            out.write(f"  {target} = {value}   piece {k + 1} at {reading.layout.src.span(formula.pieces[k].off)}{flag}\n")
+    if len(rows) == 1 and len(cols) == 1:
+        out.write(f"  holds {frag.operand}[{rows[0][1]}][{cols[0][1]}]\n")
+        return 0
+    return 1
+
+
+def cmd_table(args, out, err) -> int:
+    from checker.report.tables import fragment_table, render_text
+    from checker.spec.load import load_spec
+    from checker.spec.reading import materialize
+
+    spec = load_spec(spec_files([args.spec])[0])
+    frags = list(spec.fragments())
+    if args.fragment:
+        frags = [_load_fragment(args.spec, args.fragment)[1]]
+    tables = [(f, fragment_table(spec, f, materialize(f))) for f in frags]
+    if args.format == "json":
+        json.dump([t for _, t in tables], out, separators=(",", ":"))
+        out.write("\n")
+    else:
+        out.write("\n\n".join(render_text(t, f.letter) for f, t in tables) + "\n")
+    return 0
+
+
+def cmd_schema(args, out, err) -> int:
+    from checker.spec.load import schema
+
+    json.dump(schema(), out, indent=2)
+    out.write("\n")
+    return 0
+
+
+COMMANDS = {"prove": cmd_prove, "validate": cmd_validate, "eval": cmd_eval, "table": cmd_table,
+            "schema": cmd_schema}
+
+
+def main(argv=None, stdout=None, stderr=None) -> int:
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    try:
+        args = _parser().parse_args(argv)
+        return COMMANDS[args.command](args, out, err)
+    except UsageError as exc:
+        err.write(f"checker: error: {exc}\n")
+        return 2
+    except SpecError as exc:
+        err.write(f"{exc}\n")
+        return 3
+    except CheckerError as exc:
+        err.write(f"checker: error: {exc}\n")
+        return 1
+
+
+def entry() -> int:
+    try:
+        return main()
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1

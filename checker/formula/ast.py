@@ -1,0 +1,129 @@
+"""AST of the formula notation. Every node keeps the offset of its first character in the
+SourceText it was parsed from, so any message can point at file:line:col."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Num:
+    value: int
+    text: str  # as printed: 0x1F stays 0x1F
+    off: int
+
+
+@dataclass(frozen=True)
+class Lane:
+    off: int
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+    off: int
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str  # '-' or '!'
+    arg: object
+    off: int
+
+
+@dataclass(frozen=True)
+class Bin:
+    op: str  # + - * / % << >> & | ^ && ||
+    left: object
+    right: object
+    off: int
+
+
+@dataclass(frozen=True)
+class Chain:
+    """`0 <= i < 2` means 0 <= i and i < 2; `=` is equality; a set operand means membership."""
+
+    operands: tuple  # expressions, or SetLit
+    ops: tuple
+    off: int
+
+
+@dataclass(frozen=True)
+class SetLit:
+    values: tuple
+    text: str
+    off: int
+
+
+@dataclass(frozen=True)
+class ElemClause:
+    letter: str  # a, b, c or d
+    indices: tuple | None  # `for a0 and a1` -> (0, 1); `for ai ...` -> None
+    where: object | None  # condition on i for `for ai where ...`
+    off: int
+
+
+@dataclass(frozen=True)
+class Piece:
+    value: object
+    elem: ElemClause | None
+    cond: object | None  # `if ...`
+    otherwise: bool
+    off: int
+
+
+@dataclass(frozen=True)
+class Definition:
+    name: str
+    value: object
+    elem: ElemClause | None
+    off: int
+
+
+@dataclass(frozen=True)
+class Assignment:
+    target: str  # 'row' or 'col'
+    pieces: tuple
+    locals: tuple  # Definitions introduced by `where X = ...`
+    off: int
+
+
+@dataclass(frozen=True)
+class Block:
+    definitions: tuple
+    assignments: tuple
+    extra: dict = field(default_factory=dict, compare=False)
+
+
+BOOL_OPS = {"&&", "||"}
+CMP_OPS = {"<", "<=", ">", ">=", "=", "==", "!="}
+
+
+def children(node) -> tuple:
+    if isinstance(node, Unary):
+        return (node.arg,)
+    if isinstance(node, Bin):
+        return (node.left, node.right)
+    if isinstance(node, Chain):
+        return tuple(o for o in node.operands if not isinstance(o, SetLit))
+    return ()
+
+
+def names(node) -> set:
+    """Every variable name used under `node`."""
+    out, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Var):
+            out.add(n.name)
+        stack.extend(children(n))
+    return out
+
+
+def first_var(node, name: str):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Var) and n.name == name:
+            return n
+        stack.extend(reversed(children(n)))
+    return None

@@ -1,0 +1,190 @@
+"""Give a parsed block its meaning: resolve names, check types, and turn the document's piece
+clauses (`for ai where ...`, `if ...`, `otherwise`) into one guard per piece.
+
+`otherwise` means "none of the other pieces of this formula applies", still restricted by the
+piece's own `for` clause: `(i % 4) + 4 for ai where i = {0,..,3} otherwise` applies where
+i is in {0..3} and the `if %laneid < 16` piece does not.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from checker.errors import SpecError
+from checker.formula import ast
+from checker.spec.text import SourceText
+
+RESERVED = {"i", "row", "col"}
+
+
+@dataclass(frozen=True)
+class LoweredPiece:
+    value: object  # int expression
+    guard: object  # bool expression: where this piece applies
+    requires: tuple  # bool expressions: `for` clauses of the local definitions it uses
+    off: int
+
+
+@dataclass(frozen=True)
+class LoweredFormula:
+    target: str
+    pieces: tuple
+    locals: tuple  # (name, expr) evaluated after the block's definitions
+    off: int
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The meaning of one formula block: definitions, then the row and col formulas."""
+
+    definitions: tuple  # (name, expr) in order
+    row: LoweredFormula
+    col: LoweredFormula
+    src: SourceText
+
+    def formulas(self):
+        return (self.row, self.col)
+
+
+TRUE = ast.Chain((ast.Num(0, "0", 0), ast.Num(0, "0", 0)), ("=",), 0)
+
+
+def _and(a, b):
+    if a is TRUE:
+        return b
+    if b is TRUE:
+        return a
+    return ast.Bin("&&", a, b, getattr(a, "off", 0))
+
+
+def _or(a, b):
+    return ast.Bin("||", a, b, getattr(a, "off", 0))
+
+
+def _elem_guard(elem: ast.ElemClause | None):
+    if elem is None:
+        return TRUE
+    if elem.indices is not None:
+        return ast.Chain((ast.Var("i", elem.off), ast.SetLit(elem.indices, "", elem.off)), ("=",), elem.off)
+    return elem.where if elem.where is not None else TRUE
+
+
+class _Typer:
+    def __init__(self, src: SourceText, known: set):
+        self.src = src
+        self.known = known
+
+    def err(self, node, msg, hint=None):
+        raise SpecError(self.src.span(getattr(node, "off", 0)), msg, hint)
+
+    def check(self, node, want: str):
+        got = self.type_of(node)
+        if got != want:
+            self.err(node, f"expected {'an integer value' if want == 'int' else 'a condition'}, "
+                           f"found {'a condition' if got == 'bool' else 'an integer value'}")
+
+    def type_of(self, node) -> str:
+        if isinstance(node, (ast.Num, ast.Lane)):
+            return "int"
+        if isinstance(node, ast.Var):
+            if node.name not in self.known:
+                known = ", ".join(sorted(self.known))
+                self.err(node, f"unknown name {node.name!r}", f"known here: {known}, %laneid")
+            return "int"
+        if isinstance(node, ast.SetLit):
+            self.err(node, "a set {..} may only stand on the right of '='")
+        if isinstance(node, ast.Unary):
+            want = "bool" if node.op == "!" else "int"
+            self.check(node.arg, want)
+            return want
+        if isinstance(node, ast.Bin):
+            if node.op in ast.BOOL_OPS:
+                self.check(node.left, "bool")
+                self.check(node.right, "bool")
+                return "bool"
+            self.check(node.left, "int")
+            self.check(node.right, "int")
+            return "int"
+        if isinstance(node, ast.Chain):
+            for k, operand in enumerate(node.operands):
+                if isinstance(operand, ast.SetLit):
+                    if k != len(node.operands) - 1 or node.ops[k - 1] not in ("=", "=="):
+                        self.err(operand, "a set {..} may only stand on the right of '='")
+                else:
+                    self.check(operand, "int")
+            return "bool"
+        self.err(node, f"internal: unknown node {type(node).__name__}")  # pragma: no cover
+
+
+def lower(block: ast.Block, src: SourceText, letter: str) -> Layout:
+    known: set = {"i"}
+    defs = []
+    for d in block.definitions:
+        if d.name in RESERVED or d.name in known:
+            what = "a reserved name" if d.name in RESERVED else "already defined"
+            raise SpecError(src.span(d.off), f"cannot define {d.name!r}: {what}")
+        _Typer(src, known).check(d.value, "int")
+        known.add(d.name)
+        defs.append((d.name, d.value))
+    by_target: dict = {}
+    for a in block.assignments:
+        if a.target in by_target:
+            raise SpecError(src.span(a.off), f"'{a.target}' is given twice in one formula block")
+        by_target[a.target] = _lower_assignment(a, src, set(known), letter)
+    for target in ("row", "col"):
+        if target not in by_target:
+            raise SpecError(src.span(len(src.text)), f"the formula block has no '{target} =' formula")
+    return Layout(tuple(defs), by_target["row"], by_target["col"], src)
+
+
+def _lower_assignment(a: ast.Assignment, src: SourceText, known: set, letter: str) -> LoweredFormula:
+    local_names = {}
+    locals_ = []
+    for loc in a.locals:
+        if loc.name in RESERVED or loc.name in known or loc.name in local_names:
+            raise SpecError(src.span(loc.off), f"cannot define {loc.name!r} again")
+        _check_letter(loc.elem, src, letter)
+        _Typer(src, known | set(local_names)).check(loc.value, "int")
+        if loc.elem is not None and loc.elem.where is not None:
+            _Typer(src, {"i"}).check(loc.elem.where, "bool")
+        local_names[loc.name] = _elem_guard(loc.elem)
+        locals_.append((loc.name, loc.value))
+    scope = known | set(local_names)
+    raw = []
+    for p in a.pieces:
+        _check_letter(p.elem, src, letter)
+        typer = _Typer(src, scope)
+        typer.check(p.value, "int")
+        if p.elem is not None and p.elem.where is not None:
+            _Typer(src, known).check(p.elem.where, "bool")
+        if p.cond is not None:
+            typer.check(p.cond, "bool")
+        own = _and(_elem_guard(p.elem), p.cond if p.cond is not None else TRUE)
+        requires = tuple(local_names[n] for n in sorted(ast.names(p.value) & set(local_names)))
+        raw.append((p, own, requires))
+    others = [own for p, own, _ in raw if not p.otherwise]
+    if sum(p.otherwise for p, _, _ in raw) > 1:
+        second = [p for p, _, _ in raw if p.otherwise][1]
+        raise SpecError(src.span(second.off), "more than one 'otherwise' piece in one formula")
+    pieces = []
+    for p, own, requires in raw:
+        guard = own
+        if p.otherwise:
+            if not others:
+                raise SpecError(src.span(p.off), "'otherwise' with no other piece to be otherwise to")
+            none_other = ast.Unary("!", _fold(_or, others), p.off)
+            guard = _and(_elem_guard(p.elem), none_other)
+        pieces.append(LoweredPiece(p.value, guard, requires, p.off))
+    return LoweredFormula(a.target, tuple(pieces), tuple(locals_), a.off)
+
+
+def _fold(op, items):
+    out = items[0]
+    for it in items[1:]:
+        out = op(out, it)
+    return out
+
+
+def _check_letter(elem, src, letter):
+    if elem is not None and elem.letter != letter:
+        raise SpecError(src.span(elem.off),
+                        f"'for {elem.letter}...' names elements of another operand; this fragment's are {letter}0, {letter}1, ...")

@@ -1,0 +1,220 @@
+"""Parse formula blocks and element lists with lark (LALR); never evaluates anything."""
+from __future__ import annotations
+
+import functools
+from importlib import resources
+
+import lark
+from lark import Lark, Token, Tree
+
+from checker.errors import SpecError
+from checker.formula import ast
+from checker.spec.text import SourceText
+
+MAX_TEXT = 4096
+MAX_DEPTH = 48
+MAX_LITERAL = 1 << 24
+
+
+@functools.lru_cache(maxsize=None)
+def _parser() -> Lark:
+    grammar = resources.files("checker.formula").joinpath("formula.lark").read_text()
+    return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=True,
+                maybe_placeholders=False)
+
+
+_ELEMENTS_GRAMMAR = r"""
+start: item ("," item)*
+?item: NAME | ELLIPSIS
+NAME: /[a-zA-Z][0-9]+/
+ELLIPSIS: "..." | "…" | ".."
+%ignore /[ \t\r\n]+/
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def _elements_parser() -> Lark:
+    return Lark(_ELEMENTS_GRAMMAR, parser="lalr", lexer="contextual")
+
+
+def _describe(token) -> str:
+    if token is None or getattr(token, "type", "") == "$END":
+        return "end of text"
+    if getattr(token, "type", "") == "_NL":
+        return "end of line"
+    return repr(str(token))
+
+
+_PRETTY = {"RPAR": "')'", "LPAR": "'('", "_NL": "end of line", "NAME": "a name",
+           "NUMBER": "a number", "LANEID": "%laneid", "OTHERWISE": "'otherwise'"}
+
+
+def _expected(names) -> str:
+    shown = sorted(_PRETTY.get(n, n.lower()) for n in names)
+    return ", ".join(shown[:6]) + (", ..." if len(shown) > 6 else "")
+
+
+def _raise(src: SourceText, exc: Exception, what: str):
+    if isinstance(exc, lark.UnexpectedToken):
+        tok = exc.token
+        off = tok.start_pos if getattr(tok, "start_pos", None) is not None else len(src.text)
+        msg = f"cannot parse {what}: unexpected {_describe(tok)}, expected {_expected(exc.expected)}"
+        raise SpecError(src.span(off), msg) from None
+    if isinstance(exc, lark.UnexpectedCharacters):
+        msg = f"cannot parse {what}: unexpected character {exc.char!r}"
+        raise SpecError(src.span(exc.pos_in_stream), msg) from None
+    if isinstance(exc, lark.UnexpectedEOF):
+        raise SpecError(src.span(len(src.text)), f"cannot parse {what}: unexpected end of text") from None
+    raise SpecError(src.span(0), f"cannot parse {what}: {type(exc).__name__}") from None
+
+
+def _number(tok: Token, src: SourceText) -> ast.Num:
+    text = str(tok)
+    if len(text) > 26:
+        raise SpecError(src.span(tok.start_pos), f"literal {text[:20]}... is too long")
+    low = text.lower()
+    value = int(low[2:], 16) if low.startswith("0x") else int(low[2:], 2) if low.startswith("0b") else int(low, 10)
+    if value > MAX_LITERAL:
+        raise SpecError(src.span(tok.start_pos), f"literal {text} exceeds the bound {MAX_LITERAL}")
+    return ast.Num(value, text, tok.start_pos)
+
+
+def parse_block(src: SourceText) -> ast.Block:
+    if len(src.text) > MAX_TEXT:
+        raise SpecError(src.span(0), f"formula block longer than {MAX_TEXT} characters")
+    try:
+        tree = _parser().parse(src.text + "\n")
+    except lark.exceptions.LarkError as exc:
+        _raise(src, exc, "formula")
+    return _Build(src).block(tree)
+
+
+def parse_elements(src: SourceText) -> list[str]:
+    """`a0, a1, …, a126, a127` -> ['a0', ..., 'a127']; a range is filled in only where both ends
+    are written as in the document (two names before the ellipsis, the last after it)."""
+    if len(src.text) > MAX_TEXT:
+        raise SpecError(src.span(0), f"element list longer than {MAX_TEXT} characters")
+    try:
+        tree = _elements_parser().parse(src.text)
+    except lark.exceptions.LarkError as exc:
+        _raise(src, exc, "element list")
+    items = [str(t) for t in tree.children]
+    out: list[str] = []
+    for k, item in enumerate(items):
+        if item.strip(".…") != "":
+            out.append(item)
+            continue
+        if k < 2 or k + 1 >= len(items) or items[k + 1].strip(".…") == "":
+            raise SpecError(src.span(0), "an ellipsis must stand between two named elements and a following one")
+        prev, nxt = out[-1], items[k + 1]
+        letter, lo, hi = prev[0], int(prev[1:]), int(nxt[1:])
+        step = lo - int(out[-2][1:])
+        if nxt[0] != letter or step != 1 or hi <= lo or hi - lo > 4096:
+            raise SpecError(src.span(0), f"cannot expand the ellipsis between {prev} and {nxt}")
+        out.extend(f"{letter}{n}" for n in range(lo + 1, hi))
+    return out
+
+
+class _Build:
+    """Lark tree -> AST, iteratively, with a depth bound (formulas come from pull requests)."""
+
+    def __init__(self, src: SourceText):
+        self.src = src
+
+    def block(self, tree: Tree) -> ast.Block:
+        defs, assigns = [], []
+        for stmt in tree.children:
+            if stmt.data == "definition":
+                head, expr = stmt.children
+                defs.append(ast.Definition(_head_name(head), self.expr(expr), None, head.start_pos))
+            else:
+                head, *rest = stmt.children
+                pieces = tuple(self.piece(p) for p in rest if p.data == "piece")
+                locs = tuple(self.local(p) for p in rest if p.data == "local")
+                assigns.append(ast.Assignment(_head_name(head), pieces, locs, head.start_pos))
+        return ast.Block(tuple(defs), tuple(assigns))
+
+    def local(self, t: Tree) -> ast.Definition:
+        head, expr, *rest = t.children
+        elem = self.elem(rest[0]) if rest else None
+        return ast.Definition(_head_name(head), self.expr(expr), elem, head.start_pos)
+
+    def piece(self, t: Tree) -> ast.Piece:
+        value, elem, cond, other = None, None, None, False
+        for k, ch in enumerate(t.children):
+            if k == 0:
+                value = self.expr(ch)
+            elif ch.data in ("for_all", "for_some"):
+                elem = self.elem(ch)
+            elif ch.data == "if_clause":
+                cond = self.expr(ch.children[0])
+            elif ch.data == "otherwise":
+                other = True
+        return ast.Piece(value, elem, cond, other, t.meta.start_pos)
+
+    def elem(self, t: Tree) -> ast.ElemClause:
+        first = t.children[0]
+        if t.data == "for_all":
+            where = self.expr(t.children[1]) if len(t.children) > 1 else None
+            return ast.ElemClause(str(first)[0], None, where, first.start_pos)
+        letters = {str(c)[0] for c in t.children}
+        if len(letters) != 1:
+            raise SpecError(self.src.span(first.start_pos), "elements of different operands in one 'for' clause")
+        idx = tuple(int(str(c)[1:]) for c in t.children)
+        return ast.ElemClause(str(first)[0], idx, None, first.start_pos)
+
+    def expr(self, root):
+        # post-order without recursion; results[id(node)] = (ast, depth)
+        results: dict = {}
+        stack = [(root, False)]
+        while stack:
+            node, done = stack.pop()
+            if isinstance(node, Tree) and not done:
+                stack.append((node, True))
+                stack.extend((c, False) for c in node.children)
+                continue
+            results[id(node)] = self.make(node, results)
+        out, depth = results[id(root)]
+        return out
+
+    def make(self, node, results):
+        src = self.src
+        if isinstance(node, Token):
+            return node, 0
+        kids = [results[id(c)] for c in node.children]
+        depth = 1 + max((d for _, d in kids), default=0)
+        if depth > MAX_DEPTH:
+            raise SpecError(src.span(node.meta.start_pos), f"formula nests deeper than {MAX_DEPTH}")
+        vals = [v for v, _ in kids]
+        off = node.meta.start_pos if not node.meta.empty else 0
+        kind = node.data
+        if kind == "num":
+            made = _number(vals[0], src)
+        elif kind == "laneid":
+            made = ast.Lane(off)
+        elif kind == "var":
+            made = ast.Var(str(vals[0]), off)
+        elif kind in ("neg", "lnot"):
+            made = ast.Unary("-" if kind == "neg" else "!", vals[-1], off)
+        elif kind == "binop":
+            made = ast.Bin(str(vals[1]), vals[0], vals[2], off)
+        elif kind in ("bitor", "bitxor", "bitand", "lor", "land"):
+            op = {"bitor": "|", "bitxor": "^", "bitand": "&", "lor": "||", "land": "&&"}[kind]
+            made = ast.Bin(op, vals[0], vals[1], off)
+        elif kind == "chain":
+            made = ast.Chain(tuple(vals[0::2]), tuple(str(t) for t in vals[1::2]), off)
+        elif kind in ("set_range", "set_list"):
+            nums = [_number(t, src).value for t in vals if isinstance(t, Token) and t.type == "NUMBER"]
+            if kind == "set_range":
+                if nums[1] < nums[0] or nums[1] - nums[0] > 4096:
+                    raise SpecError(src.span(off), f"bad range {{{nums[0]},..,{nums[1]}}}")
+                nums = list(range(nums[0], nums[1] + 1))
+            text = src.text[off: node.meta.end_pos]
+            made = ast.SetLit(tuple(nums), text, off)
+        else:  # pragma: no cover - grammar and builder are kept in step by tests
+            raise SpecError(src.span(off), f"internal: unknown formula node {kind}")
+        return made, depth
+
+
+def _head_name(tok: Token) -> str:
+    return str(tok).split("=")[0].strip()

@@ -1,0 +1,38 @@
+"""fragment-shape: the register table agrees with itself and with the formulas' domain.
+
+Pure arithmetic on the transcribed table (no solver has anything to add): the header names the
+operand's type column, each element list is e0..e(N-1) in order, and for every type the
+registers hold exactly N elements of its width.
+"""
+from __future__ import annotations
+
+from checker.spec import model
+
+
+def check(reading) -> tuple[str, dict | None]:
+    f = reading.fragment
+    if reading.header not in model.HEADERS[f.operand]:
+        want = " or ".join(model.HEADERS[f.operand])
+        return "refuted", {"message": f"the type column is headed {reading.header!r}, but matrix {f.operand}'s is {want}",
+                           "location": str(f.header.span(0))}
+    n = reading.n
+    for k, (row, names) in enumerate(zip(f.table, reading.elements)):
+        if names is not None:
+            expected = [f"{f.letter}{j}" for j in range(n)]
+            if names != expected:
+                if len(names) != n:
+                    msg = f"table row {k + 1} lists {len(names)} elements where the formulas' domain has {n}"
+                else:
+                    j = next(j for j in range(n) if names[j] != expected[j])
+                    msg = f"table row {k + 1}: element {j + 1} is {names[j]!r} where {expected[j]!r} is expected"
+                return "refuted", {"message": msg, "location": str(row.elements.span(0))}
+        for t in row.types:
+            bits, reg = model.TYPE_BITS[t], model.KIND_BITS[row.kind]
+            per = reg // bits if reg % bits == 0 else None
+            if per is None or row.count * per != n or (row.per_register not in (None, per)):
+                said = f", {row.per_register} per register as written" if row.per_register else ""
+                return "refuted", {
+                    "message": f"table row {k + 1}: {row.count} .{row.kind} registers of .{t} ({bits}-bit) "
+                               f"hold {row.count * (per or 0)} elements{said}; the element list has {n}",
+                    "location": str(row.span)}
+    return "proved", None

@@ -1,0 +1,215 @@
+"""Runs every property of every fragment of a spec, with both engines, errata included."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from checker.errors import SpecError
+from checker.formula.evaluate import at
+from checker.properties import SMT_PROPERTIES, enumerate as py_engine, shape
+from checker.results import PROVED, REFUTED, SPEC_ERROR, UNKNOWN, Result
+from checker.smt import properties as smt_engine
+from checker.spec.load import load_spec
+from checker.spec.reading import materialize
+
+
+@dataclass
+class Options:
+    cross_check: bool = True
+    dump_smt: str | None = None
+
+
+class EngineDisagreement(Exception):
+    pass
+
+
+def prove_path(path: str, opts: Options) -> list:
+    try:
+        spec = load_spec(path)
+    except SpecError as exc:
+        return [Result(path, None, "load", SPEC_ERROR, location=str(exc.span) if exc.span else path,
+                       message=exc.message + (f" ({exc.hint})" if exc.hint else ""))]
+    out = []
+    for fragment in spec.fragments():
+        out.extend(prove_fragment(spec, fragment, opts))
+    return out
+
+
+def domains(fragment):
+    if fragment.computations:
+        return [(c.id, c.lanes) for c in fragment.computations]
+    return [(None, tuple(range(32)))]
+
+
+def prove_fragment(spec, fragment, opts: Options) -> list:
+    t0 = time.perf_counter()
+    try:
+        reading = materialize(fragment)
+    except SpecError as exc:
+        return [Result(spec.path, fragment.id, "load", SPEC_ERROR, time.perf_counter() - t0,
+                       str(exc.span), message=exc.message + (f" ({exc.hint})" if exc.hint else ""))]
+    results = check_reading(spec, reading, opts)
+    for erratum in fragment.errata:
+        results.extend(check_erratum(spec, fragment, erratum, reading.n, opts))
+    return results
+
+
+def check_reading(spec, reading, opts, erratum=None) -> list:
+    """Every property of one reading; each result says where and why."""
+    f = reading.fragment
+    results = []
+    t0 = time.perf_counter()
+    verdict, cex = shape.check(reading)
+    loc = cex.pop("location") if cex else str(f.span)
+    results.append(Result(spec.path, f.id, "fragment-shape", PROVED if verdict == "proved" else REFUTED,
+                          time.perf_counter() - t0, loc, cex,
+                          message=cex["message"] if cex else ""))
+    if reading.layout is None:
+        return results
+    for comp, lanes in domains(f):
+        results.extend(_smt_domain(spec, reading, comp, lanes, opts))
+    return results
+
+
+def _smt_domain(spec, reading, comp, lanes, opts) -> list:
+    f = reading.fragment
+    name = f"{spec.shape}.{f.id}" + (f".mma{comp}" if comp else "") + (".printed" if reading.reverted else "")
+    t0 = time.perf_counter()
+    py = py_engine.decide(reading.layout, lanes, reading.n, f.rows, f.cols) if opts.cross_check else None
+    hint = None
+    if py is not None and py["covers"][0] == "refuted":
+        hint = tuple(py["covers"][1]["cell"])
+    elif py is None:
+        hint = _hole_by_enumeration(reading, lanes, f)
+    t1 = time.perf_counter()
+    answers = smt_engine.prove(name, reading.layout, reading.width, lanes, reading.n, f.rows, f.cols,
+                               opts.dump_smt, hint)
+    elapsed = time.perf_counter() - t1
+    out = []
+    for prop in SMT_PROPERTIES:
+        a = answers[prop]
+        if py is not None and a.verdict != "unknown" and (a.verdict, a.witness) != py[prop]:
+            raise EngineDisagreement(f"{name} {prop}: z3 says {a.verdict} {a.witness}, "
+                                     f"enumeration says {py[prop][0]} {py[prop][1]}")
+        verdict = {"proved": PROVED, "refuted": REFUTED, "unknown": UNKNOWN}[a.verdict]
+        cex, loc, msg = describe(spec, reading, prop, a.witness, comp) if a.witness else (None, None, "")
+        if verdict == UNKNOWN:
+            msg = f"z3 could not decide {prop}: {a.reason}"
+        out.append(Result(spec.path, f.id, prop, verdict, elapsed / len(SMT_PROPERTIES),
+                          loc or str(f.formula.span(0)), cex, computation=comp, message=msg,
+                          detail={"reason": a.reason, "python_seconds": t1 - t0}))
+    return out
+
+
+def _hole_by_enumeration(reading, lanes, f):
+    """Without the full cross-check, covers still needs a concrete hole to show."""
+    tab = py_engine.table(reading.layout, lanes, reading.n)
+    return py_engine.smallest_hole(py_engine.image(tab), f.rows, f.cols)
+
+
+def check_erratum(spec, fragment, erratum, n, opts) -> list:
+    t0 = time.perf_counter()
+    try:
+        printed = materialize(fragment, erratum, n)
+    except SpecError as exc:
+        return [Result(spec.path, fragment.id, "erratum", SPEC_ERROR, time.perf_counter() - t0, str(exc.span),
+                       message=exc.message + (f" ({exc.hint})" if exc.hint else ""))]
+    found = {}
+    if printed.syntax is not None:
+        found["syntax"] = Result(spec.path, fragment.id, "syntax", REFUTED, time.perf_counter() - t0,
+                                 str(printed.syntax.span), {"message": printed.syntax.message},
+                                 message=f"the printed {'element list' if erratum.field == 'elements' else erratum.field} does not parse: {printed.syntax.message}")
+    for r in check_reading(spec, printed, opts):
+        if r.verdict == REFUTED and r.property not in found:
+            found[r.property] = r
+        elif r.verdict in (UNKNOWN, SPEC_ERROR):
+            r.message = f"as printed (erratum at {erratum.span}): {r.message}"
+            return [r]
+    declared = set(erratum.breaks)
+    if set(found) != declared:
+        extra, missing = sorted(set(found) - declared), sorted(declared - set(found))
+        what = "; ".join(filter(None, [
+            f"the printed text also breaks {', '.join(extra)}" if extra else "",
+            f"the printed text does not break {', '.join(missing)}" if missing else ""]))
+        return [Result(spec.path, fragment.id, "erratum", REFUTED, time.perf_counter() - t0, str(erratum.span),
+                       {"declared": sorted(declared), "printed_breaks": sorted(found)},
+                       message=f"erratum not confirmed as declared: {what}")]
+    out = []
+    for prop in sorted(found):
+        r = found[prop]
+        r.erratum = True
+        r.detail["erratum"] = {"printed": erratum.printed, "value": erratum.value.text,
+                               "why": erratum.erratum, "at": str(erratum.span)}
+        if r.counterexample is not None:
+            r.counterexample["erratum_at"] = str(erratum.span)
+        out.append(r)
+    return out
+
+
+def describe(spec, reading, prop, w, comp):
+    """A counterexample a person can check by hand: lanes, elements, the cell, the pieces with
+    their file:line:col, and a command that replays it."""
+    f = reading.fragment
+    letter = f.letter
+    mat = f.operand
+
+    def pieces_at(lane, i):
+        rows, cols = at(reading.layout, lane, i)
+        out = []
+        for target, hits, formula in (("row", rows, reading.layout.row), ("col", cols, reading.layout.col)):
+            for k, value, _ in hits:
+                out.append({"formula": target, "piece": k + 1, "value": value,
+                            "at": str(reading.layout.src.span(formula.pieces[k].off))})
+        return rows, cols, out
+
+    def replay(lane, i):
+        flag = ""
+        if reading.reverted is not None:
+            flag = f" --as-printed {f.errata.index(reading.reverted) + 1}"
+        return f"checker eval {spec.path} --fragment {f.id} --lane {lane} --i {i}{flag}"
+
+    cex: dict = {}
+    loc = None
+    if prop in ("defined", "in-range"):
+        lane, i = w["lane"], w["i"]
+        rows, cols, pieces = pieces_at(lane, i)
+        cex = {"lanes": [lane], "elements": [f"{letter}{i}"], "pieces": pieces, "replay": replay(lane, i)}
+        if prop == "defined":
+            bad = next((t for t, h in (("row", rows), ("col", cols)) if len(h) != 1), None)
+            if bad:
+                hits = rows if bad == "row" else cols
+                formula = reading.layout.row if bad == "row" else reading.layout.col
+                loc = str(reading.layout.src.span(formula.off))
+                desc = f"no piece of '{bad} =' applies" if not hits else \
+                    f"{len(hits)} pieces of '{bad} =' apply (pieces {', '.join(str(k + 1) for k, _, _ in hits)})"
+            else:
+                desc = "a local definition is used outside its 'for' clause"
+            msg = f"{f.id} is not defined at lane {lane} {letter}{i}: {desc}"
+        else:
+            bad = next(p for p in pieces if not 0 <= p["value"] < (f.rows if p["formula"] == "row" else f.cols))
+            loc = bad["at"]
+            limit = f.rows if bad["formula"] == "row" else f.cols
+            cex["cell"] = [p["value"] for p in pieces[:2]] if len(pieces) >= 2 else None
+            msg = (f"{f.id} is out of range at lane {lane} {letter}{i}: {bad['formula']} = {bad['value']}, "
+                   f"outside 0..{limit - 1}")
+    elif prop == "injective":
+        (l1, i1, l2, i2), cell = (w["lane"], w["i"], w["lane2"], w["i2"]), w["cell"]
+        _, _, p1 = pieces_at(l1, i1)
+        _, _, p2 = pieces_at(l2, i2)
+        cex = {"lanes": [l1, l2], "elements": [f"{letter}{i1}", f"{letter}{i2}"], "cell": cell,
+               "pieces": p1 + p2, "replay": replay(l1, i1) + " ; " + replay(l2, i2)}
+        differing = [b for a, b in zip(p1, p2) if a["at"] != b["at"]]
+        loc = (differing[-1] if differing else p2[-1])["at"]
+        msg = (f"{f.id} is not injective: lane {l1} {letter}{i1} and lane {l2} {letter}{i2} "
+               f"both hold {mat}[{cell[0]}][{cell[1]}]")
+    else:  # covers
+        cell = w["cell"]
+        cex = {"lanes": [], "elements": [], "cell": cell}
+        loc = str(reading.layout.src.span(reading.layout.row.off))
+        msg = f"{f.id} does not cover {mat}[{cell[0]}][{cell[1]}]: no lane holds it"
+    if comp is not None:
+        msg += f" (MMA computation {comp})"
+    if reading.reverted is not None:
+        msg = "as printed: " + msg
+    cex["message"] = msg
+    return cex, loc, msg

@@ -1,0 +1,1 @@
+"""Output formats: compiler-style text and JSON."""

@@ -1,0 +1,44 @@
+"""`checker table`: the layouts as data (design.md section 4), from the reading, not the print."""
+from __future__ import annotations
+
+from checker.properties.enumerate import table as enumerate_table
+
+
+def fragment_table(spec, fragment, reading) -> dict:
+    tab = enumerate_table(reading.layout, tuple(range(32)), reading.n)
+    entries = []
+    for (lane, i), (rows, cols) in sorted(tab.items()):
+        entries.append([lane, i, rows[0][1] if rows else None, cols[0][1] if cols else None])
+    return {
+        "shape": spec.shape, "id": fragment.id, "operand": fragment.operand,
+        "types": list(fragment.types), "layout": fragment.layout,
+        "rows": fragment.rows, "cols": fragment.cols,
+        "computations": [list(c.lanes) for c in fragment.computations] or None,
+        "entries": entries,
+    }
+
+
+def render_text(t: dict, letter: str) -> str:
+    """The matrix as a grid, each cell `T<lane>:<element>`, as the document's figures draw it;
+    one grid per MMA computation where the warp runs several."""
+    head = f"{t['shape']} {t['id']} ({t['operand']}, {t['rows']}x{t['cols']}, types {', '.join(t['types'])})"
+    groups = t["computations"] or [list(range(32))]
+    out = [head]
+    for k, lanes in enumerate(groups):
+        if t["computations"]:
+            out.append(f"MMA computation {k + 1} (lanes {', '.join(map(str, lanes))})")
+        out.append(_grid(t, letter, set(lanes)))
+    return "\n".join(out)
+
+
+def _grid(t: dict, letter: str, lanes: set) -> str:
+    grid = [["." for _ in range(t["cols"])] for _ in range(t["rows"])]
+    for lane, i, r, c in t["entries"]:
+        if lane in lanes and r is not None and c is not None and 0 <= r < t["rows"] and 0 <= c < t["cols"]:
+            cell = f"T{lane}:{letter}{i}"
+            grid[r][c] = cell if grid[r][c] == "." else grid[r][c] + "!"
+    width = max(len(x) for row in grid for x in row)
+    lines = ["     " + " ".join(f"{c:>{width}}" for c in range(t["cols"]))]
+    for r, row in enumerate(grid):
+        lines.append(f"{r:>4} " + " ".join(f"{x:>{width}}" for x in row))
+    return "\n".join(lines)

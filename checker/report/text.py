@@ -1,0 +1,45 @@
+"""Compiler-convention text: `file:line:col: error: ...`, then what to look at and a replay."""
+from __future__ import annotations
+
+from checker.results import PROVED, summary
+
+
+def _cex_lines(cex: dict) -> list:
+    out = []
+    if cex.get("pieces"):
+        for p in cex["pieces"]:
+            out.append(f"    {p['formula']} piece {p['piece']} at {p['at']} gives {p['value']}")
+    if cex.get("replay"):
+        out.append(f"    replay: {cex['replay']}")
+    return out
+
+
+def prove_report(results: list, seconds: float, files: int) -> str:
+    lines = []
+    by_fragment: dict = {}
+    for r in results:
+        by_fragment.setdefault((r.spec, r.fragment), []).append(r)
+    for (spec, fragment), rs in by_fragment.items():
+        ok = [r for r in rs if r.verdict == PROVED]
+        props = sorted({r.property for r in ok}, key=["fragment-shape", "defined", "in-range", "injective", "covers"].index)
+        if ok:
+            comps = sorted({r.computation for r in ok if r.computation})
+            extra = f" (per MMA computation {', '.join(map(str, comps))})" if comps else ""
+            lines.append(f"{spec}: {fragment}: proved {', '.join(props)}{extra}")
+        for r in rs:
+            if r.verdict == PROVED:
+                continue
+            if r.erratum:
+                lines.append(f"{r.location}: note: erratum confirmed: {fragment} {r.property}: {r.message}")
+            else:
+                kind = {"SPEC_ERROR": "error", "UNKNOWN": "error"}.get(r.verdict, "error")
+                head = f"{fragment} {r.property} {r.verdict.lower()}: " if fragment else ""
+                lines.append(f"{r.location}: {kind}: {head}{r.message}")
+            if r.counterexample:
+                lines.extend(_cex_lines(r.counterexample))
+    s = summary(results)
+    lines.append(
+        f"{files} spec{'s' if files != 1 else ''}, {len({(r.spec, r.fragment) for r in results if r.fragment})} fragments: "
+        f"{s['proved']} proved, {s['refuted']} refuted, {s['unknown']} unknown, {s['spec_errors']} spec errors; "
+        f"{s['errata_confirmed']} errata confirmed ({seconds:.2f} s)")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,45 @@
+"""Verdicts and results, shared by the prover and every report format."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+PROVED, REFUTED, UNKNOWN, SPEC_ERROR = "PROVED", "REFUTED", "UNKNOWN", "SPEC_ERROR"
+EXIT = {PROVED: 0, REFUTED: 1, UNKNOWN: 1, SPEC_ERROR: 3}
+
+
+@dataclass
+class Result:
+    spec: str
+    fragment: str | None
+    property: str
+    verdict: str
+    seconds: float = 0.0
+    location: str | None = None
+    counterexample: dict | None = None
+    erratum: bool = False  # a refutation of the printed text that a declared erratum predicts
+    computation: int | None = None
+    message: str = ""
+    detail: dict = field(default_factory=dict)
+
+    def failed(self) -> bool:
+        return self.verdict != PROVED and not self.erratum
+
+    def as_json(self) -> dict:
+        return {"spec": self.spec, "fragment": self.fragment, "computation": self.computation,
+                "property": self.property, "verdict": self.verdict, "seconds": round(self.seconds, 6),
+                "location": self.location, "counterexample": self.counterexample,
+                "erratum": self.erratum, "message": self.message}
+
+
+def summary(results: list) -> dict:
+    return {
+        "proved": sum(r.verdict == PROVED for r in results),
+        "refuted": sum(r.verdict == REFUTED and not r.erratum for r in results),
+        "unknown": sum(r.verdict == UNKNOWN for r in results),
+        "spec_errors": sum(r.verdict == SPEC_ERROR for r in results),
+        "errata_confirmed": sum(r.erratum for r in results),
+    }
+
+
+def exit_code(results: list) -> int:
+    return max((EXIT[r.verdict] for r in results if r.failed()), default=0)

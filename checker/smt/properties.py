@@ -1,0 +1,186 @@
+"""The properties of one fragment over one domain, proved with z3.
+
+Each answer is proved, refuted with the lexicographically smallest witness, or unknown. The
+witnesses are the same points the plain-Python engine finds by enumeration, so the two engines
+can be compared exactly, not just on their verdicts.
+
+`covers` is proved without quantifiers where it can be: in-range and injective over a domain of
+exactly rows*cols defined points make the map onto the matrix (pigeonhole). Otherwise it asks the
+quantified question, whose `unknown` is reported as such and fails the gate.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import z3
+
+from checker.smt import solver as smt_solver
+from checker.smt.terms import formula_terms, scope
+
+
+@dataclass
+class Answer:
+    verdict: str  # proved | refuted | unknown
+    witness: dict | None = None
+    reason: str = ""
+    queries: list = field(default_factory=list)
+
+
+def _ranges(lanes: tuple) -> list:
+    out = []
+    for lane in lanes:
+        if out and out[-1][1] == lane - 1:
+            out[-1][1] = lane
+        else:
+            out.append([lane, lane])
+    return out
+
+
+class Point:
+    """The formulas at one symbolic (lane, i)."""
+
+    def __init__(self, layout, width, lanes, n, tag):
+        self.l = z3.BitVec(f"lane{tag}", width)
+        self.i = z3.BitVec(f"i{tag}", width)
+        terms = scope(layout, width, self.l, self.i)
+        self.rows = formula_terms(layout.row, terms)
+        self.cols = formula_terms(layout.col, terms)
+        zero = z3.BitVecVal(0, width)
+        self.dom = z3.And(
+            z3.Or([z3.And(z3.ULE(lo, self.l), z3.ULE(self.l, hi)) if lo != hi else self.l == lo
+                   for lo, hi in _ranges(lanes)]),
+            self.i >= zero, self.i < z3.BitVecVal(n, width))
+        self.has = z3.And(z3.Or([g for g, _, _ in self.rows]), z3.Or([g for g, _, _ in self.cols]))
+        self.row = _first(self.rows, width)
+        self.col = _first(self.cols, width)
+
+
+def _first(pieces, width):
+    out = z3.BitVecVal(-1, width)
+    for g, v, _ in reversed(pieces):
+        out = z3.If(g, v, out)
+    return out
+
+
+def _exactly_one(pieces):
+    return z3.PbEq([(g, 1) for g, _, _ in pieces], 1)
+
+
+class FragmentProver:
+    def __init__(self, name, layout, width, lanes, n, rows, cols, dump_dir=None):
+        self.name, self.layout, self.width = name, layout, width
+        self.lanes, self.n, self.rows, self.cols = lanes, n, rows, cols
+        self.dump_dir = dump_dir
+        self.p = Point(layout, width, lanes, n, "")
+        self.session = smt_solver.Session(name, dump_dir)
+        self.session.add(self.p.dom)
+        self.answers: dict = {}
+
+    def _point_witness(self, out, p):
+        m = out.model
+        return {"lane": m.eval(p.l, model_completion=True).as_long(),
+                "i": m.eval(p.i, model_completion=True).as_long()}
+
+    def _answer(self, out, witness_fn, query):
+        if out.status == "unsat":
+            return Answer("proved", queries=[query])
+        if out.status == "sat":
+            return Answer("refuted", witness_fn(out), queries=[query])
+        return Answer("unknown", reason=out.reason or "z3 answered unknown", queries=[query])
+
+    def defined(self) -> Answer:
+        p = self.p
+        bad = z3.Or(z3.Not(_exactly_one(p.rows)), z3.Not(_exactly_one(p.cols)),
+                    z3.Or([z3.And(g, z3.Not(req)) for g, _, req in p.rows + p.cols]))
+        out = self.session.minimize("defined", [p.l, p.i], bad)
+        return self._answer(out, lambda o: self._point_witness(o, p), "defined")
+
+    def in_range(self) -> Answer:
+        p = self.p
+        w = self.width
+        zero = z3.BitVecVal(0, w)
+
+        def outside(pieces, limit):
+            return [z3.And(g, z3.Or(v < zero, v >= z3.BitVecVal(limit, w))) for g, v, _ in pieces]
+
+        bad = z3.Or(outside(p.rows, self.rows) + outside(p.cols, self.cols))
+        out = self.session.minimize("in-range", [p.l, p.i], bad)
+        return self._answer(out, lambda o: self._point_witness(o, p), "in-range")
+
+    def injective(self) -> Answer:
+        p = self.p
+        q = Point(self.layout, self.width, self.lanes, self.n, "2")
+        earlier = z3.Or(z3.ULT(p.l, q.l), z3.And(p.l == q.l, z3.ULT(p.i, q.i)))
+        clash = z3.And(q.dom, p.has, q.has, earlier, p.row == q.row, p.col == q.col)
+        out = self.session.minimize("injective", [p.l, p.i, q.l, q.i], clash)
+
+        def witness(o):
+            m = o.model
+            val = lambda t: m.eval(t, model_completion=True).as_long()  # noqa: E731
+            return {"lane": val(p.l), "i": val(p.i), "lane2": val(q.l), "i2": val(q.i),
+                    "cell": [_signed(val(p.row), self.width), _signed(val(p.col), self.width)]}
+
+        return self._answer(out, witness, "injective")
+
+    def covers(self, defined: Answer, in_range: Answer, injective: Answer, hole_hint=None) -> Answer:
+        """Counting first: with every point defined and in range, the map is total into
+        rows*cols cells, so |D| = rows*cols makes onto equivalent to injective, and |D| < rows*cols
+        leaves a hole. A hole is reported concretely: the smallest one (`hole_hint`, found by
+        enumeration) is confirmed here by a quantifier-free query that no point holds it."""
+        size = len(self.lanes) * self.n
+        cells = self.rows * self.cols
+        total = defined.verdict == "proved" and in_range.verdict == "proved"
+        verdict = None
+        if total and size == cells and injective.verdict in ("proved", "refuted"):
+            verdict = injective.verdict
+            why = (f"pigeonhole: {size} points map {'injectively' if verdict == 'proved' else 'non-injectively'}"
+                   f" and totally into {self.rows}x{self.cols} cells")
+        elif total and size < cells or (not total and size < cells):
+            verdict, why = "refuted", f"counting: {size} points cannot cover {cells} cells"
+        if verdict == "proved":
+            return Answer("proved", reason=why, queries=["defined", "in-range", "injective"])
+        if verdict is None:
+            return self._covers_quantified()
+        if hole_hint is None:
+            return Answer("unknown", reason=f"{why}, but no hole was found to show", queries=[])
+        return self._confirm_hole(hole_hint, why)
+
+    def _confirm_hole(self, cell, why) -> Answer:
+        p, w = self.p, self.width
+        out = self.session.check("covers.hole", p.has, p.row == z3.BitVecVal(cell[0], w),
+                                 p.col == z3.BitVecVal(cell[1], w))
+        if out.status == "unsat":
+            return Answer("refuted", {"cell": list(cell)}, reason=why, queries=["covers.hole"])
+        if out.status == "sat":
+            return Answer("unknown", reason=f"the hole {tuple(cell)} offered by enumeration is held "
+                                            f"by lane {self._point_witness(out, p)}", queries=["covers.hole"])
+        return Answer("unknown", reason=out.reason, queries=["covers.hole"])
+
+    def _covers_quantified(self) -> Answer:
+        w = self.width
+        r, c = z3.BitVec("r", w), z3.BitVec("c", w)
+        q = Point(self.layout, w, self.lanes, self.n, "_q")
+        zero = z3.BitVecVal(0, w)
+        cell = z3.And(r >= zero, r < z3.BitVecVal(self.rows, w), c >= zero, c < z3.BitVecVal(self.cols, w))
+        hole = z3.ForAll([q.l, q.i], z3.Implies(z3.And(q.dom, q.has), z3.Or(q.row != r, q.col != c)))
+        out = smt_solver.quantified_check(f"{self.name}.covers", z3.And(cell, hole), self.dump_dir)
+        if out.status == "sat":
+            m = out.model
+            found = [m.eval(v, model_completion=True).as_long() for v in (r, c)]
+            return Answer("refuted", {"cell": found}, reason="quantified query", queries=["covers"])
+        return self._answer(out, None, "covers")
+
+    def all(self, hole_hint=None) -> dict:
+        d = self.defined()
+        r = self.in_range()
+        inj = self.injective()
+        cov = self.covers(d, r, inj, hole_hint)
+        return {"defined": d, "in-range": r, "injective": inj, "covers": cov}
+
+
+def _signed(v: int, width: int) -> int:
+    return v - (1 << width) if v >= 1 << (width - 1) else v
+
+
+def prove(name, layout, width, lanes, n, rows, cols, dump_dir=None, hole_hint=None) -> dict:
+    return FragmentProver(name, layout, width, lanes, n, rows, cols, dump_dir).all(hole_hint)

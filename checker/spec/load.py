@@ -1,0 +1,159 @@
+"""YAML file -> Spec: structure first (JSON Schema), then meaning, each error located."""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+from importlib import resources
+
+from checker.errors import SpecError
+from checker.spec import model, text, yamlload
+
+SCHEMA_ID = "ptx-fragment-checker/1"
+MAX_DIM = 1024
+
+
+@functools.lru_cache(maxsize=None)
+def schema() -> dict:
+    return json.loads(resources.files("checker.spec").joinpath("spec.schema.json").read_text())
+
+
+@functools.lru_cache(maxsize=None)
+def _validator():
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(schema())
+
+
+def _path_str(path) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "the file"
+
+
+def check_structure(doc: yamlload.Document) -> None:
+    if not isinstance(doc.value, dict):
+        raise SpecError(doc.span(()), f"expected a mapping at the top of the file, found {type(doc.value).__name__}")
+    errors = list(_validator().iter_errors(doc.value))
+    if not errors:
+        return
+
+    def order(e):
+        s = doc.span(tuple(e.absolute_path))
+        return (s.line, s.col, -len(e.absolute_path))
+
+    err = min(errors, key=order)
+    path = tuple(err.absolute_path)
+    if err.validator == "additionalProperties":
+        extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+        allowed = ", ".join(sorted(err.schema.get("properties", {})))
+        key_path = path + (extra[0],)
+        raise SpecError(doc.span(key_path, key=True), f"unknown key {extra[0]!r} in {_path_str(path)}",
+                        f"allowed keys: {allowed}")
+    if err.validator == "required":
+        raise SpecError(doc.span(path), f"{_path_str(path)}: {err.message}")
+    found = json.dumps(err.instance)[:60] if not isinstance(err.instance, (dict, list)) else type(err.instance).__name__
+    message = err.message if len(err.message) < 160 else err.message[:157] + "..."
+    raise SpecError(doc.span(path), f"{_path_str(path)}: {message}", f"found {found}")
+
+
+def load_spec(path: str) -> model.Spec:
+    doc = yamlload.load(path)
+    check_structure(doc)
+    return _Meaning(doc).spec()
+
+
+class _Meaning:
+    def __init__(self, doc: yamlload.Document):
+        self.doc = doc
+
+    def span(self, path, key=False):
+        return self.doc.span(tuple(path), key)
+
+    def stext(self, path) -> text.SourceText:
+        return text.from_node(self.doc.nodes[tuple(path)], self.doc.text, self.doc.path)
+
+    def spec(self) -> model.Spec:
+        v = self.doc.value
+        shape = v["shape"]
+        stem = os.path.splitext(os.path.basename(self.doc.path))[0]
+        if stem != shape:
+            raise SpecError(self.span(["shape"]), f"shape {shape!r} does not match the file name {stem!r}",
+                            f"rename the file to {shape}.yaml or fix the shape")
+        m, n, k = (int(x) for x in re.fullmatch(r"m(\d+)n(\d+)k(\d+)", shape).groups())
+        for name, d in (("m", m), ("n", n), ("k", k)):
+            if not 1 <= d <= MAX_DIM:
+                raise SpecError(self.span(["shape"]), f"{name} = {d} is outside 1..{MAX_DIM}")
+        seen: dict = {}
+        sections = []
+        for si, sec in enumerate(v["sections"]):
+            base = ["sections", si]
+            comps = self.computations(sec, base)
+            frags = []
+            for fi, fr in enumerate(sec["fragments"]):
+                fpath = base + ["fragments", fi]
+                if fr["id"] in seen:
+                    raise SpecError(self.span(fpath + ["id"]),
+                                    f"duplicate fragment id {fr['id']!r} (first at line {seen[fr['id']].line})")
+                seen[fr["id"]] = self.span(fpath + ["id"])
+                frags.append(self.fragment(fr, fpath, sec["section"], comps, (m, n, k)))
+            sections.append(model.Section(sec["section"], sec["title"], sec["seed"], comps, tuple(frags)))
+        return model.Spec(self.doc.path, shape, m, n, k, tuple(sections))
+
+    def computations(self, sec, base) -> tuple:
+        comps, owner = [], {}
+        for ci, c in enumerate(sec.get("computations", [])):
+            cpath = base + ["computations", ci]
+            lanes = []
+            for lo, hi in c["lanes"]:
+                if lo > hi:
+                    raise SpecError(self.span(cpath + ["lanes"]), f"lane range {lo}-{hi} is empty")
+                lanes.extend(range(lo, hi + 1))
+            for lane in lanes:
+                if lane in owner:
+                    raise SpecError(self.span(cpath + ["lanes"]),
+                                    f"lane {lane} is in computation {owner[lane]} and computation {c['id']}")
+                owner[lane] = c["id"]
+            comps.append(model.Computation(c["id"], c["printed"], tuple(sorted(lanes)), self.span(cpath)))
+        if comps:
+            ids = [c.id for c in comps]
+            if ids != list(range(1, len(ids) + 1)):
+                raise SpecError(self.span(base + ["computations"]), f"computation ids must be 1..{len(ids)} in order")
+            missing = sorted(set(range(32)) - set(owner))
+            if missing:
+                raise SpecError(self.span(base + ["computations"]),
+                                f"lanes {missing[:8]} take part in no computation; every lane of the warp must")
+        return tuple(comps)
+
+    def erratum(self, e, epath, default_field, row=None) -> model.Erratum:
+        fld = e.get("field", default_field)
+        allowed = ("elements",) if row is not None else ("formula", "header")
+        if fld not in allowed:
+            raise SpecError(self.span(epath + ["field"]), f"an erratum here corrects {' or '.join(allowed)}, not {fld}")
+        return model.Erratum(fld, e["printed"], self.stext(epath + ["value"]), tuple(e["breaks"]),
+                             e["erratum"], self.span(epath), row)
+
+    def fragment(self, fr, fpath, section, comps, mnk) -> model.Fragment:
+        rows = []
+        errata = [self.erratum(e, fpath + ["errata", k], "formula") for k, e in enumerate(fr.get("errata", []))]
+        for ri, r in enumerate(fr["table"]):
+            rpath = fpath + ["table", ri]
+            elements = self.stext(rpath + ["elements"]) if r.get("elements") is not None else None
+            if elements is None and r.get("errata"):
+                raise SpecError(self.span(rpath + ["errata"]), "an erratum on an empty element list")
+            for k, e in enumerate(r.get("errata", [])):
+                errata.append(self.erratum(e, rpath + ["errata", k], "elements", row=ri))
+            reg = r["registers"]
+            rows.append(model.TableRow(tuple(r["types"]), r["fragment"], reg["count"], reg["kind"],
+                                       reg.get("per_register"), elements, self.span(rpath)))
+        if rows[0].elements is None:
+            raise SpecError(self.span(fpath + ["table", 0, "elements"]),
+                            "the first table row must give the element list")
+        mrows, mcols = model.dims(fr["operand"], *mnk)
+        return model.Fragment(
+            id=fr["id"], operand=fr["operand"], layout=fr.get("layout"),
+            header=self.stext(fpath + ["header"]), table=tuple(rows), figures=tuple(fr["figures"]),
+            formula=self.stext(fpath + ["formula"]), errata=tuple(errata), section=section,
+            computations=comps, rows=mrows, cols=mcols, span=self.span(fpath))

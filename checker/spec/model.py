@@ -1,0 +1,98 @@
+"""The typed spec: frozen dataclasses, every value with its file:line:col."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from checker.errors import SourceSpan
+from checker.spec.text import SourceText
+
+TYPE_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s32": 32, "u8": 8, "s8": 8,
+             "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8, "e2m1": 4, "u4": 4, "s4": 4, "b1": 1}
+KIND_BITS = {"f16x2": 32, "b32": 32, "f32": 32, "s32": 32, "f64": 64, "b64": 64}
+HEADERS = {"A": (".atype",), "B": (".btype",), "C": (".ctype / .dtype", ".ctype", ".dtype")}
+LETTER = {"A": "a", "B": "b", "C": "c"}
+
+
+@dataclass(frozen=True)
+class Erratum:
+    field: str  # formula | header | elements
+    printed: str
+    value: SourceText
+    breaks: tuple
+    erratum: str
+    span: SourceSpan
+    row: int | None  # table row, for element-list errata
+
+
+@dataclass(frozen=True)
+class TableRow:
+    types: tuple
+    fragment: str
+    count: int
+    kind: str
+    per_register: int | None
+    elements: SourceText | None
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class Computation:
+    id: int
+    printed: str
+    lanes: tuple  # every lane, sorted
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
+class Fragment:
+    id: str
+    operand: str
+    layout: str | None
+    header: SourceText
+    table: tuple
+    figures: tuple
+    formula: SourceText
+    errata: tuple
+    section: str
+    computations: tuple  # empty: one MMA over all 32 lanes
+    rows: int
+    cols: int
+    span: SourceSpan
+
+    @property
+    def letter(self) -> str:
+        return LETTER[self.operand]
+
+    @property
+    def types(self) -> tuple:
+        return tuple(t for row in self.table for t in row.types)
+
+
+@dataclass(frozen=True)
+class Section:
+    section: str
+    title: str
+    seed: str
+    computations: tuple
+    fragments: tuple
+
+
+@dataclass(frozen=True)
+class Spec:
+    path: str
+    shape: str
+    m: int
+    n: int
+    k: int
+    sections: tuple
+
+    def fragments(self):
+        for s in self.sections:
+            yield from s.fragments
+
+    def fragment(self, fid: str) -> Fragment | None:
+        return next((f for f in self.fragments() if f.id == fid), None)
+
+
+def dims(operand: str, m: int, n: int, k: int) -> tuple[int, int]:
+    return {"A": (m, k), "B": (k, n), "C": (m, n)}[operand]

@@ -1,0 +1,67 @@
+"""A fragment's texts with its errata applied: the reading the checker proves, or, for one
+erratum, the document as printed (that erratum undone, every other one applied)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from checker.errors import SpecError
+from checker.formula.bounds import Bounds
+from checker.formula.lower import Layout, lower
+from checker.formula.parser import parse_block, parse_elements
+from checker.spec import model
+
+
+@dataclass(frozen=True)
+class Reading:
+    fragment: model.Fragment
+    reverted: model.Erratum | None
+    header: str
+    elements: tuple  # per table row: list of names, or None where the document's cell is empty
+    layout: Layout | None
+    width: int
+    n: int
+    syntax: SpecError | None  # what the printed text of the reverted erratum fails to parse with
+
+
+def _texts(fragment: model.Fragment, revert):
+    formula, header = fragment.formula, fragment.header
+    elements = [row.elements for row in fragment.table]
+    for e in fragment.errata:
+        if e is revert:
+            continue
+        if e.field == "formula":
+            formula = formula.replace_once(e.printed, e.value, e.span)
+        elif e.field == "header":
+            header = header.replace_once(e.printed, e.value, e.span)
+        else:
+            elements[e.row] = elements[e.row].replace_once(e.printed, e.value, e.span)
+    if revert is not None:  # the printed text must be found where the erratum says it is
+        probe = {"formula": formula, "header": header}.get(revert.field) or elements[revert.row]
+        probe.replace_once(revert.printed, revert.value, revert.span)
+    return formula, header, elements
+
+
+def materialize(fragment: model.Fragment, revert: model.Erratum | None = None, n: int | None = None) -> Reading:
+    formula, header, element_texts = _texts(fragment, revert)
+    syntax = None
+
+    def guarded(field, fn, *args):
+        nonlocal syntax
+        if revert is None or revert.field != field:
+            return fn(*args)
+        try:
+            return fn(*args)
+        except SpecError as exc:
+            syntax = exc
+            return None
+
+    elements = tuple(None if t is None else guarded("elements", parse_elements, t) for t in element_texts)
+    if n is None:
+        n = len(elements[0])
+    layout = guarded("formula", _layout, formula, fragment.letter)
+    width = Bounds(layout, (0, 31), n).bits() if layout is not None else 0
+    return Reading(fragment, revert, header.text, elements, layout, width, n, syntax)
+
+
+def _layout(formula, letter) -> Layout:
+    return lower(parse_block(formula), formula, letter)

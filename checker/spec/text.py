@@ -1,0 +1,69 @@
+"""Text taken from a spec, with the file position of every character.
+
+Formulas are parsed from YAML block scalars and may be patched by errata (a printed substring
+replaced by a reading), so positions are kept per character rather than per scalar: an error in
+the reading still points at the YAML line it came from.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from checker.errors import SourceSpan, SpecError
+
+
+@dataclass(frozen=True)
+class SourceText:
+    text: str
+    file: str
+    origins: tuple  # one (line, col) per character, plus one for the end
+
+    def span(self, offset: int) -> SourceSpan:
+        offset = max(0, min(offset, len(self.origins) - 1))
+        line, col = self.origins[offset]
+        return SourceSpan(self.file, line, col)
+
+    def line_col_span(self, line: int, col: int) -> SourceSpan:
+        """Span of a 1-based (line, col) inside this text, as a parser reports it."""
+        lines = self.text.split("\n")
+        offset = sum(len(ln) + 1 for ln in lines[: line - 1]) + col - 1
+        return self.span(offset)
+
+    def replace_once(self, printed: str, value: "SourceText", where: SourceSpan) -> "SourceText":
+        count = self.text.count(printed)
+        if count != 1:
+            found = "does not occur" if count == 0 else f"occurs {count} times"
+            raise SpecError(where, f"erratum's printed text {printed!r} {found} in the field it corrects",
+                            "quote a substring that occurs exactly once")
+        start = self.text.index(printed)
+        end = start + len(printed)
+        origins = self.origins[:start] + value.origins[: len(value.text)] + self.origins[end:]
+        return SourceText(self.text[:start] + value.text + self.text[end:], self.file, origins)
+
+
+def from_node(node, doc_text: str, file: str) -> SourceText:
+    """Positions for a YAML scalar node; exact for literal blocks and single-line scalars."""
+    value = node.value
+    lines = doc_text.split("\n")
+    line0, col0 = node.start_mark.line, node.start_mark.column
+    origins: list = []
+    if node.style == "|":
+        raw_line = line0 + 1
+        for text_line in value.split("\n"):
+            raw = lines[raw_line].rstrip("\r") if raw_line < len(lines) else ""
+            while raw_line < len(lines) and not raw.strip() and text_line:
+                raw_line += 1  # blank lines the block scalar dropped at its start
+                raw = lines[raw_line].rstrip("\r") if raw_line < len(lines) else ""
+            indent = len(raw) - len(text_line) if raw.endswith(text_line) else 0
+            origins.extend((raw_line + 1, indent + k + 1) for k in range(len(text_line) + 1))
+            raw_line += 1
+        origins = origins[: len(value) + 1]
+    else:
+        shift = 1 if node.style in ("'", '"') else 0
+        origins = [(line0 + 1, col0 + 1 + shift + k) for k in range(len(value) + 1)]
+    while len(origins) < len(value) + 1:
+        origins.append(origins[-1] if origins else (line0 + 1, col0 + 1))
+    return SourceText(value, file, tuple(origins))
+
+
+def plain(text: str, span: SourceSpan) -> SourceText:
+    return SourceText(text, span.file, tuple((span.line, span.col + k) for k in range(len(text) + 1)))
