@@ -66,12 +66,14 @@ def check_reading(spec, reading, opts, erratum=None) -> list:
                           message=cex["message"] if cex else ""))
     if reading.layout is None:
         return results
+    sym = smt_engine.Symbolic(reading.layout, reading.width)
+    pair = sym.renamed("2")
     for comp, lanes in domains(f):
-        results.extend(_smt_domain(spec, reading, comp, lanes, opts))
+        results.extend(_smt_domain(spec, reading, comp, lanes, opts, sym, pair))
     return results
 
 
-def _smt_domain(spec, reading, comp, lanes, opts) -> list:
+def _smt_domain(spec, reading, comp, lanes, opts, sym, pair) -> list:
     f = reading.fragment
     name = f"{spec.shape}.{f.id}" + (f".mma{comp}" if comp else "") + (".printed" if reading.reverted else "")
     t0 = time.perf_counter()
@@ -82,8 +84,7 @@ def _smt_domain(spec, reading, comp, lanes, opts) -> list:
     elif py is None:
         hint = _hole_by_enumeration(reading, lanes, f)
     t1 = time.perf_counter()
-    answers = smt_engine.prove(name, reading.layout, reading.width, lanes, reading.n, f.rows, f.cols,
-                               opts.dump_smt, hint)
+    answers = smt_engine.prove(name, sym, lanes, reading.n, f.rows, f.cols, opts.dump_smt, hint, pair)
     elapsed = time.perf_counter() - t1
     out = []
     for prop in SMT_PROPERTIES:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from importlib import resources
 
 import lark
@@ -16,11 +17,29 @@ MAX_DEPTH = 48
 MAX_LITERAL = 1 << 24
 
 
+def _cache_file() -> str | None:
+    """Lark keys its cache on the grammar, its options and its own version, and rebuilds a stale
+    one; it lives in the user's cache folder, never in a shared temporary folder."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "ptx-fragment-checker")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return None
+    return os.path.join(folder, f"formula-lark-{lark.__version__}.cache") if os.access(folder, os.W_OK) else None
+
+
 @functools.lru_cache(maxsize=None)
 def _parser() -> Lark:
     grammar = resources.files("checker.formula").joinpath("formula.lark").read_text()
-    return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=True,
-                maybe_placeholders=False)
+    options = dict(parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=False)
+    cache = _cache_file()
+    if cache:
+        try:
+            return Lark(grammar, cache=cache, **options)
+        except Exception:  # noqa: BLE001 - a broken cache file must never stop a proof
+            pass
+    return Lark(grammar, **options)
 
 
 _ELEMENTS_GRAMMAR = r"""

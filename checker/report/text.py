@@ -33,7 +33,8 @@ def prove_report(results: list, seconds: float, files: int) -> str:
                 lines.append(f"{r.location}: note: erratum confirmed: {fragment} {r.property}: {r.message}")
             else:
                 kind = {"SPEC_ERROR": "error", "UNKNOWN": "error"}.get(r.verdict, "error")
-                head = f"{fragment} {r.property} {r.verdict.lower()}: " if fragment else ""
+                head = "" if not fragment else f"{fragment}: " if r.verdict == "SPEC_ERROR" else \
+                    f"{fragment} {r.property} {r.verdict.lower()}: "
                 lines.append(f"{r.location}: {kind}: {head}{r.message}")
             if r.counterexample:
                 lines.extend(_cex_lines(r.counterexample))

@@ -36,23 +36,39 @@ def _ranges(lanes: tuple) -> list:
     return out
 
 
-class Point:
-    """The formulas at one symbolic (lane, i)."""
+class Symbolic:
+    """The formulas at a symbolic (lane, i), built once per reading and shared by every domain."""
 
-    def __init__(self, layout, width, lanes, n, tag):
+    def __init__(self, layout, width, tag=""):
+        self.width = width
         self.l = z3.BitVec(f"lane{tag}", width)
         self.i = z3.BitVec(f"i{tag}", width)
         terms = scope(layout, width, self.l, self.i)
         self.rows = formula_terms(layout.row, terms)
         self.cols = formula_terms(layout.col, terms)
-        zero = z3.BitVecVal(0, width)
-        self.dom = z3.And(
-            z3.Or([z3.And(z3.ULE(lo, self.l), z3.ULE(self.l, hi)) if lo != hi else self.l == lo
-                   for lo, hi in _ranges(lanes)]),
-            self.i >= zero, self.i < z3.BitVecVal(n, width))
         self.has = z3.And(z3.Or([g for g, _, _ in self.rows]), z3.Or([g for g, _, _ in self.cols]))
         self.row = _first(self.rows, width)
         self.col = _first(self.cols, width)
+
+    def renamed(self, tag: str) -> "Symbolic":
+        """The same terms over fresh variables, by substitution rather than a second translation."""
+        other = object.__new__(Symbolic)
+        other.width = self.width
+        other.l = z3.BitVec(f"lane{tag}", self.width)
+        other.i = z3.BitVec(f"i{tag}", self.width)
+        pairs = [(self.l, other.l), (self.i, other.i)]
+        sub = lambda t: z3.substitute(t, *pairs)  # noqa: E731
+        other.rows = [(sub(g), sub(v), sub(r)) for g, v, r in self.rows]
+        other.cols = [(sub(g), sub(v), sub(r)) for g, v, r in self.cols]
+        other.has, other.row, other.col = sub(self.has), sub(self.row), sub(self.col)
+        return other
+
+    def domain(self, lanes, n):
+        zero = z3.BitVecVal(0, self.width)
+        return z3.And(
+            z3.Or([z3.And(z3.ULE(lo, self.l), z3.ULE(self.l, hi)) if lo != hi else self.l == lo
+                   for lo, hi in _ranges(lanes)]),
+            self.i >= zero, self.i < z3.BitVecVal(n, self.width))
 
 
 def _first(pieces, width):
@@ -67,13 +83,14 @@ def _exactly_one(pieces):
 
 
 class FragmentProver:
-    def __init__(self, name, layout, width, lanes, n, rows, cols, dump_dir=None):
-        self.name, self.layout, self.width = name, layout, width
+    def __init__(self, name, sym: "Symbolic", lanes, n, rows, cols, dump_dir=None, pair=None):
+        self.name, self.width = name, sym.width
         self.lanes, self.n, self.rows, self.cols = lanes, n, rows, cols
         self.dump_dir = dump_dir
-        self.p = Point(layout, width, lanes, n, "")
+        self.p = sym
+        self.q = pair
         self.session = smt_solver.Session(name, dump_dir)
-        self.session.add(self.p.dom)
+        self.session.add(sym.domain(lanes, n))
         self.answers: dict = {}
 
     def _point_witness(self, out, p):
@@ -109,9 +126,9 @@ class FragmentProver:
 
     def injective(self) -> Answer:
         p = self.p
-        q = Point(self.layout, self.width, self.lanes, self.n, "2")
+        q = self.q if self.q is not None else p.renamed("2")
         earlier = z3.Or(z3.ULT(p.l, q.l), z3.And(p.l == q.l, z3.ULT(p.i, q.i)))
-        clash = z3.And(q.dom, p.has, q.has, earlier, p.row == q.row, p.col == q.col)
+        clash = z3.And(q.domain(self.lanes, self.n), p.has, q.has, earlier, p.row == q.row, p.col == q.col)
         out = self.session.minimize("injective", [p.l, p.i, q.l, q.i], clash)
 
         def witness(o):
@@ -135,7 +152,7 @@ class FragmentProver:
             verdict = injective.verdict
             why = (f"pigeonhole: {size} points map {'injectively' if verdict == 'proved' else 'non-injectively'}"
                    f" and totally into {self.rows}x{self.cols} cells")
-        elif total and size < cells or (not total and size < cells):
+        elif size < cells:
             verdict, why = "refuted", f"counting: {size} points cannot cover {cells} cells"
         if verdict == "proved":
             return Answer("proved", reason=why, queries=["defined", "in-range", "injective"])
@@ -159,10 +176,10 @@ class FragmentProver:
     def _covers_quantified(self) -> Answer:
         w = self.width
         r, c = z3.BitVec("r", w), z3.BitVec("c", w)
-        q = Point(self.layout, w, self.lanes, self.n, "_q")
+        q = self.p.renamed("_q")
         zero = z3.BitVecVal(0, w)
         cell = z3.And(r >= zero, r < z3.BitVecVal(self.rows, w), c >= zero, c < z3.BitVecVal(self.cols, w))
-        hole = z3.ForAll([q.l, q.i], z3.Implies(z3.And(q.dom, q.has), z3.Or(q.row != r, q.col != c)))
+        hole = z3.ForAll([q.l, q.i], z3.Implies(z3.And(q.domain(self.lanes, self.n), q.has), z3.Or(q.row != r, q.col != c)))
         out = smt_solver.quantified_check(f"{self.name}.covers", z3.And(cell, hole), self.dump_dir)
         if out.status == "sat":
             m = out.model
@@ -182,5 +199,5 @@ def _signed(v: int, width: int) -> int:
     return v - (1 << width) if v >= 1 << (width - 1) else v
 
 
-def prove(name, layout, width, lanes, n, rows, cols, dump_dir=None, hole_hint=None) -> dict:
-    return FragmentProver(name, layout, width, lanes, n, rows, cols, dump_dir).all(hole_hint)
+def prove(name, sym: Symbolic, lanes, n, rows, cols, dump_dir=None, hole_hint=None, pair=None) -> dict:
+    return FragmentProver(name, sym, lanes, n, rows, cols, dump_dir, pair).all(hole_hint)

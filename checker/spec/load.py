@@ -54,9 +54,23 @@ def check_structure(doc: yamlload.Document) -> None:
                         f"allowed keys: {allowed}")
     if err.validator == "required":
         raise SpecError(doc.span(path), f"{_path_str(path)}: {err.message}")
-    found = json.dumps(err.instance)[:60] if not isinstance(err.instance, (dict, list)) else type(err.instance).__name__
-    message = err.message if len(err.message) < 160 else err.message[:157] + "..."
-    raise SpecError(doc.span(path), f"{_path_str(path)}: {message}", f"found {found}")
+    raise SpecError(doc.span(path), f"{_path_str(path)}: {_message(err)}")
+
+
+def _message(err) -> str:
+    """jsonschema's own words, except where they would quote a whole (possibly huge) value."""
+    v, value = err.validator, err.validator_value
+    short = {"maxLength": f"is too long: more than {value} characters",
+             "minLength": f"is too short: fewer than {value} characters",
+             "maxItems": f"has too many items: more than {value}",
+             "minItems": f"has too few items: fewer than {value}",
+             "pattern": f"does not match the pattern {value}"}
+    found = json.dumps(err.instance) if not isinstance(err.instance, (dict, list)) else type(err.instance).__name__
+    if v in short:
+        return short[v] + (f" (found {found[:40]})" if v == "pattern" else "")
+    if len(err.message) <= 160:
+        return err.message
+    return f"fails '{v}' ({json.dumps(value)[:80]}); found {found[:40]}"
 
 
 def load_spec(path: str) -> model.Spec:

@@ -114,10 +114,10 @@ def _convert(doc: Document, node, path: tuple, seen: set, depth: int):
             raise SpecError(_span(doc, node), f"YAML tag {node.tag!r} is not allowed")
         out = {}
         for knode, vnode in node.value:
+            if isinstance(knode, yaml.ScalarNode) and knode.value == "<<":
+                raise SpecError(_span(doc, knode), "YAML merge keys ('<<') are not allowed in specs")
             if not isinstance(knode, yaml.ScalarNode) or knode.tag != _CORE + "str":
                 raise SpecError(_span(doc, knode), "mapping keys must be plain strings")
-            if knode.value == "<<":
-                raise SpecError(_span(doc, knode), "YAML merge keys ('<<') are not allowed in specs")
             if knode.value in out:
                 raise SpecError(_span(doc, knode), f"duplicate key {knode.value!r}")
             doc.key_nodes[path + (knode.value,)] = knode

@@ -1,0 +1,42 @@
+import io
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SPECS = os.path.join(ROOT, "specs")
+CASES = os.path.join(ROOT, "tests", "cases")
+sys.path.insert(0, ROOT)
+
+
+class Run:
+    def __init__(self, code, out, err):
+        self.code, self.out, self.err = code, out, err
+
+
+@pytest.fixture
+def run():
+    """The CLI in process, with its streams captured."""
+    from checker.cli import main
+
+    def _run(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        code = main(list(argv), out, err)
+        return Run(code, out.getvalue(), err.getvalue())
+
+    return _run
+
+
+def expectations(path: str) -> dict:
+    """`# expect-KEY: value` lines at the top of a case file, or in an EXPECT file beside it."""
+    sidecar = os.path.join(os.path.dirname(path), "EXPECT")
+    source = sidecar if os.path.exists(sidecar) else path
+    out: dict = {}
+    with open(source, "rb") as fh:
+        for raw in fh.read().decode("utf-8", "replace").splitlines():
+            if not raw.startswith("# expect"):
+                break
+            key, _, value = raw[2:].partition(":")
+            out.setdefault(key.strip(), []).append(value.strip())
+    return out
