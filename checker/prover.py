@@ -20,7 +20,7 @@ class Options:
 
 
 class EngineDisagreement(Exception):
-    pass
+    """The two engines answered differently: a bug in one of them, never a verdict."""
 
 
 def prove_path(path: str, opts: Options) -> list:
@@ -48,9 +48,13 @@ def prove_fragment(spec, fragment, opts: Options) -> list:
     except SpecError as exc:
         return [Result(spec.path, fragment.id, "load", SPEC_ERROR, time.perf_counter() - t0,
                        str(exc.span), message=exc.message + (f" ({exc.hint})" if exc.hint else ""))]
-    results = check_reading(spec, reading, opts)
-    for erratum in fragment.errata:
-        results.extend(check_erratum(spec, fragment, erratum, reading.n, opts))
+    try:
+        results = check_reading(spec, reading, opts)
+        for erratum in fragment.errata:
+            results.extend(check_erratum(spec, fragment, erratum, reading.n, opts))
+    except EngineDisagreement as exc:
+        return [Result(spec.path, fragment.id, "engines", UNKNOWN, time.perf_counter() - t0, str(fragment.span),
+                       message=f"the z3 and plain-Python engines disagree, so neither is trusted: {exc}")]
     return results
 
 

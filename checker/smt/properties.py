@@ -147,7 +147,7 @@ class FragmentProver:
         size = len(self.lanes) * self.n
         cells = self.rows * self.cols
         total = defined.verdict == "proved" and in_range.verdict == "proved"
-        verdict = None
+        verdict, why = None, ""
         if total and size == cells and injective.verdict in ("proved", "refuted"):
             verdict = injective.verdict
             why = (f"pigeonhole: {size} points map {'injectively' if verdict == 'proved' else 'non-injectively'}"
@@ -156,11 +156,11 @@ class FragmentProver:
             verdict, why = "refuted", f"counting: {size} points cannot cover {cells} cells"
         if verdict == "proved":
             return Answer("proved", reason=why, queries=["defined", "in-range", "injective"])
+        if hole_hint is not None:
+            return self._confirm_hole(hole_hint, why or "a cell no point holds")
         if verdict is None:
             return self._covers_quantified()
-        if hole_hint is None:
-            return Answer("unknown", reason=f"{why}, but no hole was found to show", queries=[])
-        return self._confirm_hole(hole_hint, why)
+        return Answer("unknown", reason=f"{why}, but no hole was found to show", queries=[])
 
     def _confirm_hole(self, cell, why) -> Answer:
         p, w = self.p, self.width

@@ -1,0 +1,110 @@
+"""The seed specs: every fragment proved, every erratum confirmed, and the faithful printed
+text alone fails where the erratum says, at the line it is on."""
+import glob
+import json
+import os
+
+import pytest
+
+from conftest import ROOT, SPECS
+
+from checker.spec.load import load_spec, schema
+
+SEED_FILES = sorted(glob.glob(os.path.join(SPECS, "*.yaml")))
+
+
+def test_seed_suite_proves(run):
+    r = run("prove", SPECS, "--format", "json")
+    data = json.loads(r.out)
+    assert r.code == 0, r.out
+    s = data["summary"]
+    assert s["refuted"] == s["unknown"] == s["spec_errors"] == 0
+    assert s["errata_confirmed"] == 6
+    assert {x["spec"] for x in data["results"]} == set(SEED_FILES)
+    fragments = {(x["spec"], x["fragment"]) for x in data["results"]}
+    assert len(fragments) == 23
+
+
+def test_every_seed_section_is_transcribed():
+    sections = {s.section for f in SEED_FILES for s in load_spec(f).sections}
+    assert sections == {"9.7.14.5.1", "9.7.14.5.2", "9.7.14.5.4", "9.7.14.5.8", "9.7.14.5.9", "9.7.14.5.13"}
+
+
+def test_m8n8k4_f16_has_four_computations_over_the_warp():
+    spec = load_spec(os.path.join(SPECS, "m8n8k4.yaml"))
+    sec = spec.sections[0]
+    assert [c.lanes for c in sec.computations] == [
+        tuple(range(4 * k, 4 * k + 4)) + tuple(range(16 + 4 * k, 20 + 4 * k)) for k in range(4)]
+    assert {f.id for f in sec.fragments} == {"A.f16.row", "A.f16.col", "B.f16.row", "B.f16.col", "C.f16", "C.f32"}
+
+
+ERRATA = [(f, fr.id, k, e) for f in SEED_FILES for fr in load_spec(f).fragments() for k, e in enumerate(fr.errata)]
+
+
+def _drop_erratum(data, fid, erratum):
+    """The spec with one erratum removed, so the document's printed text is what gets checked."""
+    for sec in data["sections"]:
+        for fr in sec["fragments"]:
+            if fr["id"] != fid:
+                continue
+            holders = [fr] + fr["table"]
+            for h in holders:
+                kept = [e for e in h.get("errata", []) if e["printed"] != erratum.printed]
+                if len(kept) != len(h.get("errata", [])):
+                    if kept:
+                        h["errata"] = kept
+                    else:
+                        del h["errata"]
+                    return data
+    raise AssertionError("erratum not found")
+
+
+@pytest.mark.parametrize("path,fid,k,erratum", ERRATA,
+                         ids=[f"{os.path.basename(p)}:{fid}:{e.field}" for p, fid, _, e in ERRATA])
+def test_printed_text_alone_fails(tmp_path, run, path, fid, k, erratum):
+    import yaml
+
+    data = _drop_erratum(yaml.safe_load(open(path)), fid, erratum)
+    out = tmp_path / os.path.basename(path)
+    out.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    r = run("prove", str(out), "--format", "json")
+    bad = [x for x in json.loads(r.out)["results"] if x["fragment"] == fid and x["verdict"] != "PROVED"]
+    assert bad, "the printed text passed"
+    if erratum.breaks == ("syntax",):
+        assert r.code == 3 and bad[0]["verdict"] == "SPEC_ERROR"
+        assert bad[0]["location"].startswith(str(out) + ":")
+    else:
+        assert r.code == 1
+        assert {x["property"] for x in bad} == set(erratum.breaks)
+        assert all(x["counterexample"] and x["location"].startswith(str(out) + ":") for x in bad)
+
+
+def test_editor_schema_is_the_checker_schema():
+    with open(os.path.join(SPECS, "schema", "spec.schema.json")) as fh:
+        assert json.load(fh) == schema()
+
+
+def test_schema_accepts_every_seed_and_rejects_unknown_keys():
+    import yaml
+    from jsonschema import Draft202012Validator
+
+    v = Draft202012Validator(schema())
+    for f in SEED_FILES:
+        data = yaml.safe_load(open(f))
+        assert not list(v.iter_errors(data)), f
+        data["sections"][0]["fragments"][0]["colour"] = "blue"
+        assert list(v.iter_errors(data))
+
+
+def test_every_spec_points_editors_at_the_schema():
+    for f in SEED_FILES:
+        assert open(f).readline().strip() == "# yaml-language-server: $schema=schema/spec.schema.json"
+
+
+def test_seed_files_exist_for_every_section():
+    seeds = os.path.join(ROOT, "..", "shared", "seeds")
+    if not os.path.isdir(seeds):
+        pytest.skip("shared/seeds is not beside this checkout")
+    for f in SEED_FILES:
+        for s in load_spec(f).sections:
+            assert os.path.exists(os.path.join(ROOT, "..", "shared", s.seed)), s.seed
