@@ -28,6 +28,8 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument("--no-cross-check", action="store_true",
                     help="skip the plain-Python engine that checks every z3 verdict")
     pr.add_argument("--dump-smt", metavar="DIR", help="write every named z3 query as SMT-LIB")
+    pr.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
+                    help="worker processes (default: up to 2); 1 proves in this process")
     va = sub.add_parser("validate", help="check structure and meaning without proving")
     va.add_argument("paths", nargs="+", metavar="PATH")
     va.add_argument("--format", choices=["text", "json"], default="text")
@@ -63,16 +65,16 @@ def spec_files(paths) -> list:
 
 
 def cmd_prove(args, out, err) -> int:
-    from checker.prover import Options, prove_path
+    from checker.prover import Options, prove_paths
     from checker.report.text import prove_report
     from checker.results import exit_code, summary
 
     files = spec_files(args.paths)
     t0 = time.perf_counter()
-    opts = Options(cross_check=not args.no_cross_check, dump_smt=args.dump_smt)
-    results = []
-    for f in files:
-        results.extend(prove_path(f, opts))
+    if args.jobs < 1:
+        raise UsageError("--jobs takes a positive number")
+    opts = Options(cross_check=not args.no_cross_check, dump_smt=args.dump_smt, jobs=args.jobs)
+    results = prove_paths(files, opts)
     seconds = time.perf_counter() - t0
     if args.format == "json":
         json.dump({"summary": summary(results) | {"specs": len(files), "seconds": round(seconds, 4)},

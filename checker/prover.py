@@ -17,22 +17,74 @@ from checker.spec.reading import materialize
 class Options:
     cross_check: bool = True
     dump_smt: str | None = None
+    jobs: int = 1
 
 
 class EngineDisagreement(Exception):
     """The two engines answered differently: a bug in one of them, never a verdict."""
 
 
-def prove_path(path: str, opts: Options) -> list:
+def _load(path: str):
     try:
-        spec = load_spec(path)
+        return load_spec(path), None
     except SpecError as exc:
-        return [Result(path, None, "load", SPEC_ERROR, location=str(exc.span) if exc.span else path,
-                       message=exc.message + (f" ({exc.hint})" if exc.hint else ""))]
+        return None, [Result(path, None, "load", SPEC_ERROR, location=str(exc.span) if exc.span else path,
+                             message=exc.message + (f" ({exc.hint})" if exc.hint else ""))]
+
+
+def prove_path(path: str, opts: Options) -> list:
+    return prove_paths([path], opts)
+
+
+def prove_paths(paths: list, opts: Options) -> list:
+    """Every fragment of every file; fragments are spread over `opts.jobs` forked workers, and
+    the results come back in file and fragment order whatever the schedule."""
+    tasks, loaded = [], {}
+    for path in paths:
+        spec, errors = _load(path)
+        loaded[path] = (spec, errors)
+        if spec is not None:
+            tasks.extend((path, k) for k, _ in enumerate(spec.fragments()))
+    done = _run_tasks(tasks, loaded, opts)
     out = []
-    for fragment in spec.fragments():
-        out.extend(prove_fragment(spec, fragment, opts))
+    for path in paths:
+        spec, errors = loaded[path]
+        out.extend(errors or [])
+        for k, _ in enumerate(spec.fragments() if spec else ()):
+            out.extend(done[(path, k)])
     return out
+
+
+_LOADED: dict = {}
+
+
+def _task(args):
+    path, k, opts = args
+    spec = _LOADED[path]
+    return (path, k), prove_fragment(spec, list(spec.fragments())[k], opts)
+
+
+def _run_tasks(tasks, loaded, opts) -> dict:
+    _LOADED.clear()
+    _LOADED.update({p: s for p, (s, _) in loaded.items() if s is not None})
+    work = [(p, k, opts) for p, k in tasks]
+    if opts.jobs > 1 and len(work) > 1:
+        import multiprocessing
+
+        if "fork" in multiprocessing.get_all_start_methods():
+            # fork: the workers inherit the loaded specs and the imported z3, lark and jsonschema
+            with multiprocessing.get_context("fork").Pool(opts.jobs) as pool:
+                return dict(pool.map(_task, _heaviest_first(work), chunksize=1))
+    return dict(map(_task, work))
+
+
+def _heaviest_first(work):
+    """Larger domains first, so the two workers finish together."""
+    def weight(item):
+        path, k, _ = item
+        f = list(_LOADED[path].fragments())[k]
+        return -(f.rows * f.cols * max(1, len(f.computations)) * (1 + len(f.errata)))
+    return sorted(work, key=weight)
 
 
 def domains(fragment):
@@ -82,14 +134,12 @@ def _smt_domain(spec, reading, comp, lanes, opts, sym, pair) -> list:
     name = f"{spec.shape}.{f.id}" + (f".mma{comp}" if comp else "") + (".printed" if reading.reverted else "")
     t0 = time.perf_counter()
     py = py_engine.decide(reading.layout, lanes, reading.n, f.rows, f.cols) if opts.cross_check else None
-    hint = None
-    if py is not None and py["covers"][0] == "refuted":
-        hint = tuple(py["covers"][1]["cell"])
-    elif py is None:
-        hint = _hole_by_enumeration(reading, lanes, f)
+    if py is not None:
+        hint = tuple(py["covers"][1]["cell"]) if py["covers"][0] == "refuted" else None
+    else:
+        hint = lambda: _hole_by_enumeration(reading, lanes, f)  # noqa: E731 - only if counting can't decide
     t1 = time.perf_counter()
     answers = smt_engine.prove(name, sym, lanes, reading.n, f.rows, f.cols, opts.dump_smt, hint, pair)
-    elapsed = time.perf_counter() - t1
     out = []
     for prop in SMT_PROPERTIES:
         a = answers[prop]
@@ -100,9 +150,9 @@ def _smt_domain(spec, reading, comp, lanes, opts, sym, pair) -> list:
         cex, loc, msg = describe(spec, reading, prop, a.witness, comp) if a.witness else (None, None, "")
         if verdict == UNKNOWN:
             msg = f"z3 could not decide {prop}: {a.reason}"
-        out.append(Result(spec.path, f.id, prop, verdict, elapsed / len(SMT_PROPERTIES),
+        out.append(Result(spec.path, f.id, prop, verdict, a.seconds,
                           loc or str(f.formula.span(0)), cex, computation=comp, message=msg,
-                          detail={"reason": a.reason, "python_seconds": t1 - t0}))
+                          detail={"reason": a.reason, "python_seconds": (t1 - t0) / len(SMT_PROPERTIES)}))
     return out
 
 
@@ -163,7 +213,7 @@ def describe(spec, reading, prop, w, comp):
         out = []
         for target, hits, formula in (("row", rows, reading.layout.row), ("col", cols, reading.layout.col)):
             for k, value, _ in hits:
-                out.append({"formula": target, "piece": k + 1, "value": value,
+                out.append({"point": f"lane {lane} {letter}{i}", "formula": target, "piece": k + 1, "value": value,
                             "at": str(reading.layout.src.span(formula.pieces[k].off))})
         return rows, cols, out
 
@@ -203,8 +253,9 @@ def describe(spec, reading, prop, w, comp):
         _, _, p2 = pieces_at(l2, i2)
         cex = {"lanes": [l1, l2], "elements": [f"{letter}{i1}", f"{letter}{i2}"], "cell": cell,
                "pieces": p1 + p2, "replay": replay(l1, i1) + " ; " + replay(l2, i2)}
+        # the piece the two points do not share is the suspect; if they share all, the row piece
         differing = [b for a, b in zip(p1, p2) if a["at"] != b["at"]]
-        loc = (differing[-1] if differing else p2[-1])["at"]
+        loc = (differing[-1] if differing else p1[0])["at"]
         msg = (f"{f.id} is not injective: lane {l1} {letter}{i1} and lane {l2} {letter}{i2} "
                f"both hold {mat}[{cell[0]}][{cell[1]}]")
     else:  # covers

@@ -28,7 +28,8 @@ class Result:
         return {"spec": self.spec, "fragment": self.fragment, "computation": self.computation,
                 "property": self.property, "verdict": self.verdict, "seconds": round(self.seconds, 6),
                 "location": self.location, "counterexample": self.counterexample,
-                "erratum": self.erratum, "message": self.message}
+                "erratum": self.erratum, "message": self.message,
+                "cross_check_seconds": round(self.detail.get("python_seconds", 0.0), 6)}
 
 
 def summary(results: list) -> dict:

@@ -8,7 +8,7 @@ def _cex_lines(cex: dict) -> list:
     out = []
     if cex.get("pieces"):
         for p in cex["pieces"]:
-            out.append(f"    {p['formula']} piece {p['piece']} at {p['at']} gives {p['value']}")
+            out.append(f"    {p['point']}: {p['formula']} piece {p['piece']} at {p['at']} gives {p['value']}")
     if cex.get("replay"):
         out.append(f"    replay: {cex['replay']}")
     return out

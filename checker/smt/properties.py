@@ -10,6 +10,7 @@ quantified question, whose `unknown` is reported as such and fails the gate.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import z3
@@ -24,6 +25,7 @@ class Answer:
     witness: dict | None = None
     reason: str = ""
     queries: list = field(default_factory=list)
+    seconds: float = 0.0
 
 
 def _ranges(lanes: tuple) -> list:
@@ -105,24 +107,35 @@ class FragmentProver:
             return Answer("refuted", witness_fn(out), queries=[query])
         return Answer("unknown", reason=out.reason or "z3 answered unknown", queries=[query])
 
-    def defined(self) -> Answer:
+    def _undefined(self):
         p = self.p
-        bad = z3.Or(z3.Not(_exactly_one(p.rows)), z3.Not(_exactly_one(p.cols)),
-                    z3.Or([z3.And(g, z3.Not(req)) for g, _, req in p.rows + p.cols]))
-        out = self.session.minimize("defined", [p.l, p.i], bad)
-        return self._answer(out, lambda o: self._point_witness(o, p), "defined")
+        return z3.Or(z3.Not(_exactly_one(p.rows)), z3.Not(_exactly_one(p.cols)),
+                     z3.Or([z3.And(g, z3.Not(req)) for g, _, req in p.rows + p.cols]))
 
-    def in_range(self) -> Answer:
-        p = self.p
-        w = self.width
+    def _outside(self):
+        p, w = self.p, self.width
         zero = z3.BitVecVal(0, w)
 
         def outside(pieces, limit):
             return [z3.And(g, z3.Or(v < zero, v >= z3.BitVecVal(limit, w))) for g, v, _ in pieces]
 
-        bad = z3.Or(outside(p.rows, self.rows) + outside(p.cols, self.cols))
-        out = self.session.minimize("in-range", [p.l, p.i], bad)
-        return self._answer(out, lambda o: self._point_witness(o, p), "in-range")
+        return z3.Or(outside(p.rows, self.rows) + outside(p.cols, self.cols))
+
+    def defined(self) -> Answer:
+        out = self.session.minimize("defined", [self.p.l, self.p.i], self._undefined())
+        return self._answer(out, lambda o: self._point_witness(o, self.p), "defined")
+
+    def in_range(self) -> Answer:
+        out = self.session.minimize("in-range", [self.p.l, self.p.i], self._outside())
+        return self._answer(out, lambda o: self._point_witness(o, self.p), "in-range")
+
+    def pointwise(self) -> tuple:
+        """defined and in-range are both about one point: one query settles both when they hold,
+        and each is asked on its own only to find its smallest witness."""
+        both = self.session.check("defined+in-range", z3.Or(self._undefined(), self._outside()))
+        if both.status == "unsat":
+            return Answer("proved", queries=["defined+in-range"]), Answer("proved", queries=["defined+in-range"])
+        return self.defined(), self.in_range()
 
     def injective(self) -> Answer:
         p = self.p
@@ -156,8 +169,9 @@ class FragmentProver:
             verdict, why = "refuted", f"counting: {size} points cannot cover {cells} cells"
         if verdict == "proved":
             return Answer("proved", reason=why, queries=["defined", "in-range", "injective"])
-        if hole_hint is not None:
-            return self._confirm_hole(hole_hint, why or "a cell no point holds")
+        hole = hole_hint() if callable(hole_hint) else hole_hint
+        if hole is not None:
+            return self._confirm_hole(hole, why or "a cell no point holds")
         if verdict is None:
             return self._covers_quantified()
         return Answer("unknown", reason=f"{why}, but no hole was found to show", queries=[])
@@ -188,10 +202,16 @@ class FragmentProver:
         return self._answer(out, None, "covers")
 
     def all(self, hole_hint=None) -> dict:
-        d = self.defined()
-        r = self.in_range()
+        t0 = time.perf_counter()
+        d, r = self.pointwise()
+        t1 = time.perf_counter()
         inj = self.injective()
+        t2 = time.perf_counter()
         cov = self.covers(d, r, inj, hole_hint)
+        t3 = time.perf_counter()
+        # defined and in-range usually share one query: each is charged half of it
+        d.seconds = r.seconds = (t1 - t0) / 2
+        inj.seconds, cov.seconds = t2 - t1, t3 - t2
         return {"defined": d, "in-range": r, "injective": inj, "covers": cov}
 
 

@@ -38,7 +38,7 @@ def test_refuted_spec_exits_1_with_line_and_counterexample(run):
     r = run("prove", BAD_INJECTIVE)
     assert r.code == 1
     line = next(ln for ln in r.out.splitlines() if "error:" in ln and "is not injective" in ln)
-    assert line.startswith(f"{BAD_INJECTIVE}:60:22: error: B.b1 injective refuted: ")
+    assert line.startswith(f"{BAD_INJECTIVE}:57:22: error: B.b1 injective refuted: ")
     assert "lane 0 b16 and lane 1 b0 both hold B[16][0]" in line
     assert f"replay: checker eval {BAD_INJECTIVE} --fragment B.b1 --lane 0 --i 16" in r.out
 
