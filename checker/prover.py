@@ -124,12 +124,19 @@ def check_reading(spec, reading, opts, erratum=None) -> list:
         return results
     sym = smt_engine.Symbolic(reading.layout, reading.width)
     pair = sym.renamed("2")
-    for comp, lanes in domains(f):
-        results.extend(_smt_domain(spec, reading, comp, lanes, opts, sym, pair))
+    doms = domains(f)
+    together = None
+    if len(doms) > 1:
+        name = f"{spec.shape}.{f.id}" + (".printed" if reading.reverted else "")
+        together = smt_engine.prove_computations(name, sym, [lanes for _, lanes in doms], reading.n,
+                                                 f.rows, f.cols, opts.dump_smt, pair)
+    for comp, lanes in doms:
+        known = together[lanes] if together else None
+        results.extend(_smt_domain(spec, reading, comp, lanes, opts, sym, pair, known))
     return results
 
 
-def _smt_domain(spec, reading, comp, lanes, opts, sym, pair) -> list:
+def _smt_domain(spec, reading, comp, lanes, opts, sym, pair, known=None) -> list:
     f = reading.fragment
     name = f"{spec.shape}.{f.id}" + (f".mma{comp}" if comp else "") + (".printed" if reading.reverted else "")
     t0 = time.perf_counter()
@@ -139,7 +146,7 @@ def _smt_domain(spec, reading, comp, lanes, opts, sym, pair) -> list:
     else:
         hint = lambda: _hole_by_enumeration(reading, lanes, f)  # noqa: E731 - only if counting can't decide
     t1 = time.perf_counter()
-    answers = smt_engine.prove(name, sym, lanes, reading.n, f.rows, f.cols, opts.dump_smt, hint, pair)
+    answers = known or smt_engine.prove(name, sym, lanes, reading.n, f.rows, f.cols, opts.dump_smt, hint, pair)
     out = []
     for prop in SMT_PROPERTIES:
         a = answers[prop]

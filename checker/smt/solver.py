@@ -39,12 +39,7 @@ class Session:
         s.add(*assumptions)
         if self.dump_dir:
             self._dump(query, s.to_smt2())
-        r = s.check()
-        out = Outcome(str(r))
-        if r == z3.sat:
-            out.model = s.model()
-        elif r == z3.unknown:
-            out.reason = s.reason_unknown()
+        out = _solve(s)
         s.pop()
         return out
 
@@ -58,6 +53,7 @@ class Session:
         model = first.model
         for k, v in enumerate(variables):
             lo, hi = 0, model.eval(v, model_completion=True).as_long()
+            # invariant: some model has v == hi; none has v < lo
             while lo < hi:
                 mid = (lo + hi) // 2
                 step = self.check(f"{query}.min{k}", *fixed, z3.ULE(v, mid))
@@ -69,8 +65,7 @@ class Session:
                 else:
                     return step
             fixed.append(v == hi)
-        final = self.check(f"{query}.min", *fixed)
-        return final
+        return self.check(f"{query}.min", *fixed)
 
     def _dump(self, query: str, text: str):
         os.makedirs(self.dump_dir, exist_ok=True)
@@ -86,6 +81,10 @@ def quantified_check(name: str, formula, dump_dir: str | None, timeout_ms: int =
     s.add(formula)
     if dump_dir:
         Session(name, dump_dir)._dump("quantified", s.to_smt2())
+    return _solve(s)
+
+
+def _solve(s) -> Outcome:
     r = s.check()
     out = Outcome(str(r))
     if r == z3.sat:
