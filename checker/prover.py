@@ -32,10 +32,6 @@ def _load(path: str):
                              message=exc.message + (f" ({exc.hint})" if exc.hint else ""))]
 
 
-def prove_path(path: str, opts: Options) -> list:
-    return prove_paths([path], opts)
-
-
 def prove_paths(paths: list, opts: Options) -> list:
     """Every fragment of every file; fragments are spread over `opts.jobs` forked workers, and
     the results come back in file and fragment order whatever the schedule."""

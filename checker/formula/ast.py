@@ -2,7 +2,7 @@
 SourceText it was parsed from, so any message can point at file:line:col."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,6 @@ class Assignment:
 class Block:
     definitions: tuple
     assignments: tuple
-    extra: dict = field(default_factory=dict, compare=False)
 
 
 BOOL_OPS = {"&&", "||"}
@@ -117,13 +116,3 @@ def names(node) -> set:
             out.add(n.name)
         stack.extend(children(n))
     return out
-
-
-def first_var(node, name: str):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Var) and n.name == name:
-            return n
-        stack.extend(reversed(children(n)))
-    return None

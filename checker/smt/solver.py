@@ -27,13 +27,11 @@ class Session:
         self.solver.set("random_seed", 0)
         self.solver.set("timeout", timeout_ms)
         self.timeout_ms = timeout_ms
-        self.queries = 0
 
     def add(self, *facts):
         self.solver.add(*facts)
 
     def check(self, query: str, *assumptions) -> Outcome:
-        self.queries += 1
         s = self.solver
         s.push()
         s.add(*assumptions)

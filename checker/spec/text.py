@@ -22,12 +22,6 @@ class SourceText:
         line, col = self.origins[offset]
         return SourceSpan(self.file, line, col)
 
-    def line_col_span(self, line: int, col: int) -> SourceSpan:
-        """Span of a 1-based (line, col) inside this text, as a parser reports it."""
-        lines = self.text.split("\n")
-        offset = sum(len(ln) + 1 for ln in lines[: line - 1]) + col - 1
-        return self.span(offset)
-
     def replace_once(self, printed: str, value: "SourceText", where: SourceSpan) -> "SourceText":
         count = self.text.count(printed)
         if count != 1:
