@@ -57,7 +57,7 @@ _LOADED: dict = {}
 def _task(args):
     path, k, opts = args
     spec = _LOADED[path]
-    return (path, k), prove_fragment(spec, list(spec.fragments())[k], opts)
+    return (path, k), prove_fragment(spec, spec.fragments()[k], opts)
 
 
 def _run_tasks(tasks, loaded, opts) -> dict:
@@ -78,7 +78,7 @@ def _heaviest_first(work):
     """Larger domains first, so the two workers finish together."""
     def weight(item):
         path, k, _ = item
-        f = list(_LOADED[path].fragments())[k]
+        f = _LOADED[path].fragments()[k]
         return -(f.rows * f.cols * max(1, len(f.computations)) * (1 + len(f.errata)))
     return sorted(work, key=weight)
 

@@ -86,9 +86,8 @@ class Spec:
     k: int
     sections: tuple
 
-    def fragments(self):
-        for s in self.sections:
-            yield from s.fragments
+    def fragments(self) -> tuple:
+        return tuple(f for s in self.sections for f in s.fragments)
 
     def fragment(self, fid: str) -> Fragment | None:
         return next((f for f in self.fragments() if f.id == fid), None)
