@@ -44,6 +44,12 @@ def _parser() -> argparse.ArgumentParser:
     ta.add_argument("spec")
     ta.add_argument("--fragment")
     ta.add_argument("--format", choices=["text", "json"], default="text")
+    si = sub.add_parser("simulate", help="one round trip through the reference model")
+    si.add_argument("spec")
+    si.add_argument("--fragment-set", metavar="ID",
+                    help="the variant, e.g. row.col.f32.f16.f16.f32 (without it: list them)")
+    si.add_argument("--seed", type=int, default=0)
+    si.add_argument("--format", choices=["text", "json"], default="text")
     sub.add_parser("schema", help="print the spec JSON Schema")
     return p
 
@@ -81,18 +87,27 @@ def cmd_prove(args, out, err) -> int:
                    "results": [r.as_json() for r in results]}, out, indent=1)
         out.write("\n")
     else:
-        out.write(prove_report(results, seconds, len(files)))
+        from checker.theorems.relations import is_relations_file
+
+        out.write(prove_report(results, seconds, len(files), sum(map(is_relations_file, files))))
     return exit_code(results)
 
 
 def cmd_validate(args, out, err) -> int:
     from checker.spec.load import load_spec
     from checker.spec.reading import materialize
+    from checker.theorems.relations import is_relations_file, load_relations
 
     worst = 0
     report = []
     for f in spec_files(args.paths):
         try:
+            if is_relations_file(f):
+                n = len(load_relations(f))
+                report.append({"spec": f, "ok": True, "relations": n})
+                if args.format == "text":
+                    out.write(f"{f}: ok ({n} relations)\n")
+                continue
             spec = load_spec(f)
             for frag in spec.fragments():
                 reading = materialize(frag)
@@ -171,6 +186,37 @@ def cmd_table(args, out, err) -> int:
     return 0
 
 
+def cmd_simulate(args, out, err) -> int:
+    from checker.semantics.registers import ModelError
+    from checker.semantics.variants import find
+    from checker.spec.load import load_spec
+
+    spec = load_spec(spec_files([args.spec])[0])
+    if args.fragment_set is None:
+        from checker.semantics.variants import variants
+
+        out.write("".join(f"{v.id}    {v.instruction}\n" for v in variants(spec)))
+        return 0
+    v, all_ = find(spec, args.fragment_set)
+    if v is None:
+        raise UsageError(f"{spec.shape} has no variant {args.fragment_set!r}; it has "
+                         + ", ".join(x.id for x in all_))
+    if not 0 <= args.seed < 1 << 63:
+        raise UsageError("--seed takes 0..2**63-1")
+    from checker.report.simulate import render_json, render_text, round_trip
+
+    try:
+        r = round_trip(v, args.seed)
+    except ModelError as exc:
+        raise CheckerError(f"{v.instruction}: the reference model cannot run this spec: {exc}") from None
+    if args.format == "json":
+        json.dump(render_json(r), out, separators=(",", ":"))
+        out.write("\n")
+    else:
+        out.write(render_text(r))
+    return 0 if r["equal"] else 1
+
+
 def cmd_schema(args, out, err) -> int:
     from checker.spec.load import schema
 
@@ -180,7 +226,7 @@ def cmd_schema(args, out, err) -> int:
 
 
 COMMANDS = {"prove": cmd_prove, "validate": cmd_validate, "eval": cmd_eval, "table": cmd_table,
-            "schema": cmd_schema}
+            "simulate": cmd_simulate, "schema": cmd_schema}
 
 
 def main(argv=None, stdout=None, stderr=None) -> int:

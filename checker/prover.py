@@ -1,6 +1,7 @@
 """Runs every property of every fragment of a spec, with both engines, errata included."""
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -11,6 +12,10 @@ from checker.results import PROVED, REFUTED, SPEC_ERROR, UNKNOWN, Result
 from checker.smt import properties as smt_engine
 from checker.spec.load import load_spec
 from checker.spec.reading import materialize
+from checker.theorems.consistency import dimensions, spec_theorems
+from checker.theorems.equation import difference
+from checker.theorems.relations import is_relations_file, load_relations
+from checker.theorems.run import equation_result
 
 
 @dataclass
@@ -24,8 +29,10 @@ class EngineDisagreement(Exception):
     """The two engines answered differently: a bug in one of them, never a verdict."""
 
 
-def _load(path: str):
+def _load(path: str, exc: SpecError | None = None):
     try:
+        if exc is not None:
+            raise exc
         return load_spec(path), None
     except SpecError as exc:
         return None, [Result(path, None, "load", SPEC_ERROR, location=str(exc.span) if exc.span else path,
@@ -33,51 +40,112 @@ def _load(path: str):
 
 
 def prove_paths(paths: list, opts: Options) -> list:
-    """Every fragment of every file; fragments are spread over `opts.jobs` forked workers, and
-    the results come back in file and fragment order whatever the schedule."""
-    tasks, loaded = [], {}
+    """Every fragment of every spec file, the theorems of each spec, and every relation of the
+    relations files. All of it is spread over `opts.jobs` forked workers, and the results come
+    back in file and fragment order whatever the schedule."""
+    relation_files = [p for p in paths if is_relations_file(p)]
+    paths = [p for p in paths if not is_relations_file(p)]
+    tasks, loaded, relations = [], {}, {}
     for path in paths:
         spec, errors = _load(path)
         loaded[path] = (spec, errors)
         if spec is not None:
-            tasks.extend((path, k) for k, _ in enumerate(spec.fragments()))
-    done = _run_tasks(tasks, loaded, opts)
+            tasks.append(("theorems", path, None))
+            tasks.extend(("fragment", path, k) for k, _ in enumerate(spec.fragments()))
+    known = {os.path.abspath(p): s for p, (s, _) in loaded.items() if s is not None}
+    for path in relation_files:
+        try:
+            relations[path] = (load_relations(path, known), None)
+            tasks.extend(("relation", path, k) for k in range(len(relations[path][0])))
+        except SpecError as exc:
+            relations[path] = ([], _load(path, exc)[1])
+    done = _run_tasks(tasks, loaded, relations, opts)
     out = []
     for path in paths:
         spec, errors = loaded[path]
         out.extend(errors or [])
-        for k, _ in enumerate(spec.fragments() if spec else ()):
-            out.extend(done[(path, k)])
+        if spec is None:
+            continue
+        mine = []
+        for k, _ in enumerate(spec.fragments()):
+            mine.extend(done[("fragment", path, k)])
+        out.extend(mine)
+        out.extend(dimensions(spec, _readings(spec), mine))
+        out.extend(done[("theorems", path, None)])
+    for path in relation_files:
+        rels, errors = relations[path]
+        out.extend(errors or [])
+        for k, _ in enumerate(rels):
+            out.extend(done[("relation", path, k)])
     return out
 
 
+def _readings(spec) -> dict:
+    readings = {}
+    for f in spec.fragments():
+        try:
+            readings[f.id] = materialize(f)
+        except SpecError:
+            continue  # reported with the fragment
+    return readings
+
+
+def prove_relation(path, rel, opts) -> list:
+    eq = rel.equation
+    try:
+        fails = ""
+        if rel.expect == "refuted":
+            fails = f"{rel.statement.rstrip('.')}: refuted as declared; {difference(eq)}"
+        r = equation_result(eq, opts, path, "relation", rel.id, str(rel.span), expect=rel.expect,
+                            holds=rel.statement, fails=fails)
+    except SpecError as exc:
+        r = _load(path, exc)[1][0]
+        r.subject = rel.id
+    r.detail["rests_on"] = list(rel.rests_on)
+    return [r]
+
+
 _LOADED: dict = {}
+_RELATIONS: dict = {}
 
 
 def _task(args):
-    path, k, opts = args
-    spec = _LOADED[path]
-    return (path, k), prove_fragment(spec, spec.fragments()[k], opts)
+    kind, path, k, opts = args
+    if kind == "fragment":
+        spec = _LOADED[path]
+        return (kind, path, k), prove_fragment(spec, spec.fragments()[k], opts)
+    if kind == "theorems":
+        spec = _LOADED[path]
+        return (kind, path, k), spec_theorems(spec, _readings(spec), opts)
+    return (kind, path, k), prove_relation(path, _RELATIONS[path][k], opts)
 
 
-def _run_tasks(tasks, loaded, opts) -> dict:
+def _run_tasks(tasks, loaded, relations, opts) -> dict:
     _LOADED.clear()
     _LOADED.update({p: s for p, (s, _) in loaded.items() if s is not None})
-    work = [(p, k, opts) for p, k in tasks]
+    _RELATIONS.clear()
+    _RELATIONS.update({p: rels for p, (rels, _) in relations.items()})
+    work = [(kind, p, k, opts) for kind, p, k in tasks]
     if opts.jobs > 1 and len(work) > 1:
         import multiprocessing
 
         if "fork" in multiprocessing.get_all_start_methods():
-            # fork: the workers inherit the loaded specs and the imported z3, lark and jsonschema
+            # fork: the workers inherit the loaded specs and relations, the readings made so far,
+            # and the imported z3, lark and jsonschema
             with multiprocessing.get_context("fork").Pool(opts.jobs) as pool:
-                return dict(pool.map(_task, _heaviest_first(work), chunksize=1))
+                return dict(pool.imap_unordered(_task, _heaviest_first(work), chunksize=1))
     return dict(map(_task, work))
 
 
 def _heaviest_first(work):
-    """Larger domains first, so the two workers finish together."""
+    """Larger tasks first, so the workers finish together: a spec's theorems, then fragments by
+    domain size, then relations."""
     def weight(item):
-        path, k, _ = item
+        kind, path, k, _ = item
+        if kind == "theorems":
+            return -(1 << 20) * (1 + len(_LOADED[path].sections[0].computations))
+        if kind == "relation":
+            return -_RELATIONS[path][k].equation.size()
         f = _LOADED[path].fragments()[k]
         return -(f.rows * f.cols * max(1, len(f.computations)) * (1 + len(f.errata)))
     return sorted(work, key=weight)

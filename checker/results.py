@@ -20,25 +20,30 @@ class Result:
     computation: int | None = None
     message: str = ""
     detail: dict = field(default_factory=dict)
+    subject: str | None = None  # a theorem about several fragments: what it is about
+    declared: bool = False  # a refutation the spec itself declares (a relation stated as not holding)
 
     def failed(self) -> bool:
-        return self.verdict != PROVED and not self.erratum
+        return self.verdict != PROVED and not self.erratum and not self.declared
 
     def as_json(self) -> dict:
         return {"spec": self.spec, "fragment": self.fragment, "computation": self.computation,
                 "property": self.property, "verdict": self.verdict, "seconds": round(self.seconds, 6),
                 "location": self.location, "counterexample": self.counterexample,
-                "erratum": self.erratum, "message": self.message,
+                "erratum": self.erratum, "subject": self.subject, "declared": self.declared,
+                "message": self.message,
                 "cross_check_seconds": round(self.detail.get("python_seconds", 0.0), 6)}
 
 
 def summary(results: list) -> dict:
     return {
         "proved": sum(r.verdict == PROVED for r in results),
-        "refuted": sum(r.verdict == REFUTED and not r.erratum for r in results),
+        "refuted": sum(r.verdict == REFUTED and not r.erratum and not r.declared for r in results),
         "unknown": sum(r.verdict == UNKNOWN for r in results),
         "spec_errors": sum(r.verdict == SPEC_ERROR for r in results),
         "errata_confirmed": sum(r.erratum for r in results),
+        "declared_refutations": sum(r.declared for r in results),
+        "theorems": sum(r.subject is not None for r in results),
     }
 
 

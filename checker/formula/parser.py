@@ -32,7 +32,7 @@ def _cache_file() -> str | None:
 @functools.lru_cache(maxsize=None)
 def _parser() -> Lark:
     grammar = resources.files("checker.formula").joinpath("formula.lark").read_text()
-    options = dict(parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=False)
+    options = dict(start=["start", "lone"], parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=False)
     cache = _cache_file()
     if cache:
         try:
@@ -102,10 +102,21 @@ def parse_block(src: SourceText) -> ast.Block:
     if len(src.text) > MAX_TEXT:
         raise SpecError(src.span(0), f"formula block longer than {MAX_TEXT} characters")
     try:
-        tree = _parser().parse(src.text + "\n")
+        tree = _parser().parse(src.text + "\n", start="start")
     except lark.exceptions.LarkError as exc:
         _raise(src, exc, "formula")
     return _Build(src).block(tree)
+
+
+def parse_expr(src: SourceText):
+    """One expression of the formula notation (relations use it), with the same bounds."""
+    if len(src.text) > MAX_TEXT:
+        raise SpecError(src.span(0), f"expression longer than {MAX_TEXT} characters")
+    try:
+        tree = _parser().parse(src.text, start="lone")
+    except lark.exceptions.LarkError as exc:
+        _raise(src, exc, "expression")
+    return _Build(src).expr(tree.children[0])
 
 
 def parse_elements(src: SourceText) -> list[str]:

@@ -14,11 +14,15 @@ def _cex_lines(cex: dict) -> list:
     return out
 
 
-def prove_report(results: list, seconds: float, files: int) -> str:
+def prove_report(results: list, seconds: float, files: int, relation_files: int = 0) -> str:
     lines = []
     by_fragment: dict = {}
+    theorems: dict = {}
     for r in results:
-        by_fragment.setdefault((r.spec, r.fragment), []).append(r)
+        if r.subject is not None:
+            theorems.setdefault(r.spec, []).append(r)
+        else:
+            by_fragment.setdefault((r.spec, r.fragment), []).append(r)
     for (spec, fragment), rs in by_fragment.items():
         ok = [r for r in rs if r.verdict == PROVED]
         props = sorted({r.property for r in ok}, key=["fragment-shape", "defined", "in-range", "injective", "covers"].index)
@@ -38,9 +42,24 @@ def prove_report(results: list, seconds: float, files: int) -> str:
                 lines.append(f"{r.location}: {kind}: {head}{r.message}")
             if r.counterexample:
                 lines.extend(_cex_lines(r.counterexample))
-    s = summary(results)
+    for spec, rs in theorems.items():
+        lines.append(f"{spec}: theorems:")
+        for r in rs:
+            if r.verdict == PROVED:
+                lines.append(f"  proved {r.property}: {r.subject}: {r.message}")
+            elif r.declared:
+                lines.append(f"  refuted as declared {r.property}: {r.subject}: {r.message}")
+            else:
+                lines.append(f"{r.location}: error: {r.property} {r.subject} {r.verdict.lower()}: {r.message}")
+    frag = [r for r in results if r.subject is None]
+    theo = [r for r in results if r.subject is not None]
+    s, t = summary(frag), summary(theo)
+    specs = files - relation_files
     lines.append(
-        f"{files} spec{'s' if files != 1 else ''}, {len({(r.spec, r.fragment) for r in results if r.fragment})} fragments: "
+        f"{specs} spec{'s' if specs != 1 else ''}, {len({(r.spec, r.fragment) for r in frag if r.fragment})} fragments: "
         f"{s['proved']} proved, {s['refuted']} refuted, {s['unknown']} unknown, {s['spec_errors']} spec errors; "
-        f"{s['errata_confirmed']} errata confirmed ({seconds:.2f} s)")
+        f"{s['errata_confirmed']} errata confirmed; "
+        + (f"{relation_files} relations file{'s' if relation_files != 1 else ''}; " if relation_files else "")
+        + f"theorems: {t['proved']} proved, {t['declared_refutations']} refuted as declared, "
+        f"{t['refuted'] + t['unknown'] + t['spec_errors']} failed ({seconds:.2f} s)")
     return "\n".join(lines) + "\n"

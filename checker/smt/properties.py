@@ -73,6 +73,21 @@ class Symbolic:
             self.i >= zero, self.i < z3.BitVecVal(n, self.width))
 
 
+_SYMBOLIC: dict = {}
+
+
+def symbolic(layout, width: int, tag: str) -> Symbolic:
+    """One translation per (layout, width, tag) for the whole run: theorems ask about the same
+    fragments many times. The layout is kept with its terms, so a recycled id cannot match."""
+    key = (id(layout), width, tag)
+    hit = _SYMBOLIC.get(key)
+    if hit is not None and hit[0] is layout:
+        return hit[1]
+    sym = Symbolic(layout, width, tag)
+    _SYMBOLIC[key] = (layout, sym)
+    return sym
+
+
 def _first(pieces, width):
     out = z3.BitVecVal(-1, width)
     for g, v, _ in reversed(pieces):

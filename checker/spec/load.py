@@ -20,10 +20,10 @@ def schema() -> dict:
 
 
 @functools.lru_cache(maxsize=None)
-def _validator():
+def _validator(name: str = "spec.schema.json"):
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(schema())
+    return Draft202012Validator(json.loads(resources.files("checker.spec").joinpath(name).read_text()))
 
 
 def _path_str(path) -> str:
@@ -33,10 +33,10 @@ def _path_str(path) -> str:
     return out or "the file"
 
 
-def check_structure(doc: yamlload.Document) -> None:
+def check_structure(doc: yamlload.Document, schema_name: str = "spec.schema.json") -> None:
     if not isinstance(doc.value, dict):
         raise SpecError(doc.span(()), f"expected a mapping at the top of the file, found {type(doc.value).__name__}")
-    errors = list(_validator().iter_errors(doc.value))
+    errors = list(_validator(schema_name).iter_errors(doc.value))
     if not errors:
         return
 

@@ -41,7 +41,22 @@ def _texts(fragment: model.Fragment, revert):
     return formula, header, elements
 
 
+_MEMO: dict = {}
+
+
 def materialize(fragment: model.Fragment, revert: model.Erratum | None = None, n: int | None = None) -> Reading:
+    """Memoised per fragment object for the run: the fragment proofs, the theorems and the
+    relations all read the same fragments, and forked workers inherit what is already read."""
+    key = (id(fragment), id(revert), n)
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0] is fragment and hit[1] is revert:
+        return hit[2]
+    reading = _materialize(fragment, revert, n)
+    _MEMO[key] = (fragment, revert, reading)
+    return reading
+
+
+def _materialize(fragment, revert, n) -> Reading:
     formula, header, element_texts = _texts(fragment, revert)
     syntax = None
 

@@ -16,7 +16,9 @@ def test_prove_text_lists_errata_and_exits_0(run):
     assert "note: erratum confirmed: A.b1 injective: as printed: A.b1 is not injective: " \
            "lane 0 a96 and lane 3 a32 both hold A[8][128]" in r.out
     assert f"replay: checker eval {M256} --fragment A.b1 --lane 0 --i 96 --as-printed 1" in r.out
-    assert r.out.rstrip().splitlines()[-1].startswith("4 specs, 23 fragments: 187 proved, 0 refuted")
+    assert r.out.rstrip().splitlines()[-1].startswith(
+        "4 specs, 23 fragments: 187 proved, 0 refuted, 0 unknown, 0 spec errors; 6 errata confirmed; "
+        "1 relations file; theorems: 94 proved, 5 refuted as declared, 0 failed")
 
 
 def test_prove_json_contract(run):
@@ -38,7 +40,7 @@ def test_refuted_spec_exits_1_with_line_and_counterexample(run):
     r = run("prove", BAD_INJECTIVE)
     assert r.code == 1
     line = next(ln for ln in r.out.splitlines() if "error:" in ln and "is not injective" in ln)
-    assert line.startswith(f"{BAD_INJECTIVE}:57:22: error: B.b1 injective refuted: ")
+    assert line.startswith(f"{BAD_INJECTIVE}:58:22: error: B.b1 injective refuted: ")
     assert "lane 0 b16 and lane 1 b0 both hold B[16][0]" in line
     assert f"replay: checker eval {BAD_INJECTIVE} --fragment B.b1 --lane 0 --i 16" in r.out
 

@@ -13,7 +13,7 @@ from checker.smt import properties as smt_engine
 from checker.spec.load import load_spec
 from checker.spec.reading import materialize
 
-FILES = sorted(glob.glob(os.path.join(SPECS, "*.yaml"))) + sorted(glob.glob(os.path.join(CASES, "mutants", "*", "*.yaml")))
+FILES = sorted(glob.glob(os.path.join(SPECS, "m*.yaml"))) + sorted(glob.glob(os.path.join(CASES, "mutants", "*", "*.yaml")))
 
 
 def _readings():

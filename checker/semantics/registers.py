@@ -1,0 +1,107 @@
+"""Scatter matrices into per-lane register images by a spec's layout, and gather them back.
+
+A register image is a (32, count) uint64 array: lane, register. Element i of a fragment lives in
+register i // p at bits (i % p) * bits .. +bits, p elements per register (the table's
+`per_register`, 1 where it gives none): the first element in the low bits, as PTX packs .f16x2.
+Where a warp runs several MMAs (m8n8k4 .f16), matrices carry a leading computation axis and
+each computation's lanes hold its own matrices.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from checker.formula.evaluate import environment, formula_hits
+from checker.semantics.types import BITS, from_bits, to_bits
+from checker.spec.model import KIND_BITS
+from checker.spec.reading import materialize
+
+
+class ModelError(Exception):
+    """The reference model cannot run these inputs (a layout that is not a bijection, inexact inputs)."""
+
+
+@dataclass(frozen=True)
+class Geometry:
+    fragment: object
+    type: str
+    count: int  # registers per lane
+    reg_bits: int  # 32 or 64
+    per_register: int
+    rows: np.ndarray  # (32, n): the matrix row of element i of lane
+    cols: np.ndarray
+    groups: tuple  # lanes of each computation
+
+    @property
+    def n(self) -> int:
+        return self.rows.shape[1]
+
+
+def geometry(fragment, type_: str, reading=None) -> Geometry:
+    row = next(r for r in fragment.table if type_ in r.types)
+    reading = reading or materialize(fragment)
+    n = reading.n
+    pts = [(lane, i) for lane in range(32) for i in range(n)]
+    env = environment(reading.layout, pts)
+    rh = formula_hits(reading.layout.row, env, len(pts))
+    ch = formula_hits(reading.layout.col, env, len(pts))
+    rows = np.array([h[0][1] if len(h) == 1 else -1 for h in rh]).reshape(32, n)
+    cols = np.array([h[0][1] if len(h) == 1 else -1 for h in ch]).reshape(32, n)
+    groups = tuple(c.lanes for c in fragment.computations) or (tuple(range(32)),)
+    p = row.per_register or 1
+    if p * BITS[type_] > KIND_BITS[row.kind] or row.count * p < n:
+        raise ModelError(f"{fragment.id}: {row.count} x .{row.kind} cannot hold {n} .{type_} elements")
+    return Geometry(fragment, type_, row.count, KIND_BITS[row.kind], p, rows, cols, groups)
+
+
+def _group_of(g: Geometry) -> np.ndarray:
+    owner = np.full(32, -1)
+    for k, lanes in enumerate(g.groups):
+        owner[list(lanes)] = k
+    return owner
+
+
+def pack(g: Geometry, matrices: np.ndarray) -> np.ndarray:
+    """matrices: (computations, rows, cols) -> register image (32, count)."""
+    mats = np.asarray(matrices)
+    if mats.ndim == 2:
+        mats = mats[None]
+    nrows, ncols = mats.shape[1:]
+    if ((g.rows < 0) | (g.rows >= nrows) | (g.cols < 0) | (g.cols >= ncols)).any():
+        raise ModelError(f"{g.fragment.id}: the layout sends an element outside the {nrows}x{ncols} matrix")
+    owner = _group_of(g)
+    values = mats[owner[:, None], g.rows, g.cols]  # (32, n)
+    bits = to_bits(g.type, values)
+    regs = np.zeros((32, g.count), dtype=np.uint64)
+    width = BITS[g.type]
+    for i in range(g.n):
+        regs[:, i // g.per_register] |= bits[:, i] << np.uint64((i % g.per_register) * width)
+    return regs
+
+
+def unpack(g: Geometry, regs: np.ndarray, shape: tuple) -> np.ndarray:
+    """Register image -> (computations, rows, cols) float64 or int64 values. A cell no element
+    lands on, or two elements land on, is a ModelError naming it."""
+    regs = np.asarray(regs, dtype=np.uint64)
+    width = BITS[g.type]
+    mask = np.uint64((1 << width) - 1)
+    owner = _group_of(g)
+    raw = np.zeros((32, g.n), dtype=np.uint64)
+    for i in range(g.n):
+        raw[:, i] = (regs[:, i // g.per_register] >> np.uint64((i % g.per_register) * width)) & mask
+    values = from_bits(g.type, raw)
+    out = np.zeros((len(g.groups),) + tuple(shape), dtype=values.dtype)
+    hits = np.zeros(out.shape, dtype=np.int64)
+    for lane in range(32):
+        for i in range(g.n):
+            r, c = g.rows[lane, i], g.cols[lane, i]
+            if 0 <= r < shape[0] and 0 <= c < shape[1]:
+                out[owner[lane], r, c] = values[lane, i]
+                hits[owner[lane], r, c] += 1
+    bad = np.argwhere(hits != 1)
+    if len(bad):
+        k, r, c = bad[0]
+        raise ModelError(f"{g.fragment.id}: cell [{r}][{c}]{f' of computation {k + 1}' if len(g.groups) > 1 else ''} "
+                         f"is held by {hits[k, r, c]} elements, not exactly one")
+    return out

@@ -1,0 +1,45 @@
+"""Element types: their bits, and the conversion between values and raw bit patterns, done by
+numpy and ml_dtypes (never a hand-written float codec).
+
+.e4m3 is ml_dtypes' float8_e4m3fn (no infinities, one NaN pattern), which is PTX's .e4m3.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+BITS = {"f16": 16, "bf16": 16, "e4m3": 8, "e5m2": 8, "f32": 32, "f64": 64, "s32": 32,
+        "s8": 8, "u8": 8, "s4": 4, "u4": 4, "b1": 1}
+NUMPY = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "e4m3": ml_dtypes.float8_e4m3fn,
+         "e5m2": ml_dtypes.float8_e5m2, "f32": np.float32, "f64": np.float64, "s32": np.int32,
+         "s8": np.int8, "u8": np.uint8, "s4": ml_dtypes.int4, "u4": ml_dtypes.uint4}
+_UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+FLOATS = {"f16", "bf16", "e4m3", "e5m2", "f32", "f64"}
+
+
+def to_bits(type_: str, values) -> np.ndarray:
+    """Values (exactly representable in the type) -> their bit patterns, as uint64."""
+    v = np.asarray(values)
+    if type_ == "b1":
+        if not np.isin(v, (0, 1)).all():
+            raise ValueError(".b1 elements are 0 or 1")
+        return v.astype(np.uint64)
+    typed = v.astype(NUMPY[type_])
+    if type_ in FLOATS and not np.array_equal(typed.astype(np.float64), v.astype(np.float64)):
+        raise ValueError(f"a value is not exactly representable as .{type_}")
+    if type_ not in FLOATS and not np.array_equal(typed.astype(np.int64), v.astype(np.int64)):
+        raise ValueError(f"a value is outside the range of .{type_}")
+    bits = BITS[type_]
+    raw = typed.view(_UINT[max(8, bits)]).astype(np.uint64)
+    return raw & np.uint64((1 << bits) - 1)
+
+
+def from_bits(type_: str, raw) -> np.ndarray:
+    """Bit patterns -> values: float64 for floating types, int64 for the others."""
+    r = np.asarray(raw, dtype=np.uint64)
+    bits = BITS[type_]
+    if type_ == "b1":
+        return (r & np.uint64(1)).astype(np.int64)
+    container = (r & np.uint64((1 << bits) - 1)).astype(_UINT[max(8, bits)])
+    typed = container.view(NUMPY[type_])
+    return typed.astype(np.float64 if type_ in FLOATS else np.int64)

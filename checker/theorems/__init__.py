@@ -1,0 +1,1 @@
+"""Theorems that tie several layouts together: cross-operand consistency and declared relations."""

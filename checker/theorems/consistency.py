@@ -1,0 +1,284 @@
+"""Cross-operand theorems of one spec: dimensions, MMA computations, shared layouts and register
+packing. Each is a Result with a `subject`, proved by both engines where it is a new question,
+or derived (and saying so) where it follows from the per-fragment proofs."""
+from __future__ import annotations
+
+import time
+
+from checker.formula.parser import parse_expr
+from checker.formula.evaluate import environment, formula_hits
+from checker.results import PROVED, REFUTED, UNKNOWN, Result
+from checker.semantics.variants import variants
+from checker.smt import consistency as smt_consistency
+from checker.spec.text import plain
+from checker.theorems.equation import Equation, Side
+from checker.theorems.run import equation_result
+
+_DIM_NAMES = {"A": ("M", "K"), "B": ("K", "N"), "C": ("M", "N")}
+
+
+def contiguous(fragment) -> str:
+    """The matrix dimension along which memory is contiguous for this fragment's layout:
+    A is .row unless stated (K contiguous), B is .col (K contiguous), C/D are row-major."""
+    if fragment.operand == "A":
+        return "col" if (fragment.layout or "row") == "row" else "row"
+    if fragment.operand == "B":
+        return "row" if (fragment.layout or "col") == "col" else "col"
+    return "col"
+
+
+def spec_theorems(spec, readings: dict, opts) -> list:
+    """The theorems that ask new questions; `dimensions` follows from the fragment proofs."""
+    out = []
+    out += computations(spec, readings, opts)
+    out += shared(spec, readings)
+    out += packing(spec, readings, opts)
+    return out
+
+
+def _proved(fragment_results, fid, props=("defined", "in-range", "covers")) -> tuple:
+    mine = [r for r in fragment_results if r.fragment == fid and r.property in props and not r.erratum]
+    bad = [r for r in mine if r.verdict != PROVED]
+    return bool(mine) and not bad, bad
+
+
+def dimensions(spec, readings, fragment_results) -> list:
+    out, seen = [], set()
+    dims = {"M": spec.m, "N": spec.n, "K": spec.k}
+    for v in variants(spec):
+        key = (v.a.id, v.b.id, v.c.id, v.d.id)
+        if key in seen:
+            continue
+        seen.add(key)
+        t0 = time.perf_counter()
+        subject = f"{v.a.id} x {v.b.id} -> {v.c.id}" + (f" / {v.d.id}" if v.d is not v.c else "")
+        problems = []
+        for op, frag in (("A", v.a), ("B", v.b), ("C", v.c), ("D", v.d)):
+            names = _DIM_NAMES["C" if op == "D" else op]
+            want = tuple(dims[n] for n in names)
+            if (frag.rows, frag.cols) != want:
+                problems.append(f"{op} ({frag.id}) is {frag.rows}x{frag.cols}, not {'x'.join(names)} = {want[0]}x{want[1]}")
+            ok, bad = _proved(fragment_results, frag.id)
+            if not ok:
+                what = ", ".join(sorted({r.property for r in bad})) or "its proofs"
+                problems.append(f"{op} ({frag.id}) is not shown to map onto its {frag.rows}x{frag.cols} matrix ({what} failed)")
+        for op, frag in (("C", v.c), ("D", v.d)):
+            header = readings[frag.id].header if frag.id in readings else ""
+            if f".{op.lower()}type" not in header:
+                problems.append(f"{frag.id} holds {op} in {v.instruction}, but its table is headed {header!r}, "
+                                f"not naming .{op.lower()}type: the document gives {op} no layout")
+        per = " per MMA computation" if v.a.computations else ""
+        if problems:
+            out.append(Result(spec.path, None, "dimensions", REFUTED, time.perf_counter() - t0, str(v.c.span),
+                              {"message": "; ".join(problems)}, subject=subject, message="; ".join(problems)))
+            continue
+        msg = (f"A is {spec.m}x{spec.k} (MxK), B {spec.k}x{spec.n} (KxN), C and D {spec.m}x{spec.n} (MxN){per}; "
+               f"C and D share the layout of the tables headed '.ctype / .dtype'"
+               + (f" (D of a .{v.dtype} result uses {v.d.id})" if v.d is not v.c else "")
+               + "; derived from defined, in-range and covers of each fragment, proved above")
+        out.append(Result(spec.path, None, "dimensions", PROVED, time.perf_counter() - t0, str(v.a.span),
+                          subject=subject, message=msg))
+    return out
+
+
+def _cells(reading, lanes):
+    pts = [(lane, i) for lane in lanes for i in range(reading.n)]
+    env = environment(reading.layout, pts)
+    rows = formula_hits(reading.layout.row, env, len(pts))
+    cols = formula_hits(reading.layout.col, env, len(pts))
+    return [(p, (r[0][1] if r else -1, c[0][1] if c else -1)) for p, r, c in zip(pts, rows, cols)]
+
+
+def _needs_py(operand, held, acc, groups, k_dim):
+    """The smallest (lane, i, k) whose needed cell its computation's lanes do not hold."""
+    have = {}
+    for lanes in groups:
+        cells = {cell for _, cell in _cells(held, lanes)}
+        have.update({lane: cells for lane in lanes})
+    for (lane, i), (row, col) in _cells(acc, sorted(have)):
+        for k in range(k_dim):
+            want = (row, k) if operand == "A" else (k, col)
+            if want not in have[lane]:
+                return "refuted", {"lane": lane, "i": i, "k": k, "cell": list(want)}
+    return "proved", None
+
+
+def computations(spec, readings, opts) -> list:
+    out, seen = [], set()
+    for v in variants(spec):
+        if not v.a.computations:
+            continue
+        for held, acc in ((v.a, v.c), (v.a, v.d), (v.b, v.c), (v.b, v.d)):
+            if (held.id, acc.id) in seen or held.id not in readings or acc.id not in readings:
+                continue
+            seen.add((held.id, acc.id))
+            hr, ar = readings[held.id], readings[acc.id]
+            if hr.layout is None or ar.layout is None:
+                continue
+            out.append(_computations(spec, held, acc, hr, ar, opts))
+    return out
+
+
+def _computations(spec, held, acc, hr, ar, opts) -> Result:
+    subject = f"{held.id} for {acc.id}"
+    groups = [c.lanes for c in held.computations]
+    name = f"{spec.shape}.computations.{held.id}.{acc.id}"
+    ans = smt_consistency.needs(name, held.operand, hr.layout, hr.width, hr.n, ar.layout, ar.width, ar.n,
+                                groups, spec.k, opts.dump_smt)
+    what = "row" if held.operand == "A" else "column"
+    if opts.cross_check and ans.verdict != "unknown":
+        py = _needs_py(held.operand, hr, ar, groups, spec.k)
+        if py != (ans.verdict, ans.witness):
+            return Result(spec.path, None, "computations", UNKNOWN, ans.seconds, str(held.span), subject=subject,
+                          message=f"the z3 and plain-Python engines disagree, so neither is trusted: z3 "
+                                  f"{ans.verdict} {ans.witness}, enumeration {py[0]} {py[1]}")
+    if ans.verdict == "unknown":
+        return Result(spec.path, None, "computations", UNKNOWN, ans.seconds, str(held.span), subject=subject,
+                      message=f"z3 could not decide: {ans.reason}")
+    if ans.verdict == "refuted":
+        w = ans.witness
+        comp = next(c for c in held.computations if w["lane"] in c.lanes)
+        msg = (f"computation {comp.id}: lane {w['lane']} {ar.fragment.letter}{w['i']} needs "
+               f"{held.operand}[{w['cell'][0]}][{w['cell'][1]}] (its {what}, k = {w['k']}), which no lane of the "
+               f"computation ({_lanes(comp.lanes)}) holds")
+        return Result(spec.path, None, "computations", REFUTED, ans.seconds, str(comp.span),
+                      dict(w, computation=comp.id, message=msg), subject=subject, message=msg)
+    lanes_text = "; ".join(_lanes(c.lanes) for c in held.computations)
+    return Result(spec.path, None, "computations", PROVED, ans.seconds, str(held.span), subject=subject,
+                  message=f"each of the {len(groups)} computations finds every {held.operand} {what} its "
+                          f"{acc.id} elements need in its own lanes ({lanes_text}): no computation needs "
+                          f"another's data")
+
+
+def _lanes(lanes) -> str:
+    runs, start = [], lanes[0]
+    for a, b in zip(lanes, lanes[1:] + (None,)):
+        if b != a + 1:
+            runs.append(f"{start}-{a}" if a != start else str(a))
+            start = b
+    return ",".join(runs)
+
+
+def shared(spec, readings) -> list:
+    """One formula for several table rows (types) is one layout when every row names the same
+    elements; the registers holding them may still differ, and that is said."""
+    out = []
+    for f in spec.fragments():
+        if f.id not in readings or len(f.types) < 2:
+            continue
+        r = readings[f.id]
+        lists = [(row, els) for row, els in zip(f.table, r.elements) if els is not None]
+        first = lists[0][1]
+        bad = [(row, els) for row, els in lists[1:] if els != first]
+        types = ", ".join("." + t for t in f.types)
+        regs = "; ".join(f"{'/'.join(row.types)}: {row.count} x .{row.kind}" for row in f.table)
+        if bad:
+            row, els = bad[0]
+            out.append(Result(spec.path, None, "shared-layout", REFUTED, 0.0, str(row.span),
+                              {"message": f"elements {', '.join(els[:6])}... differ from {', '.join(first[:6])}..."},
+                              subject=f.id, message=f"one formula is given for {types}, but the table row of "
+                                                    f"{'/'.join(row.types)} names other elements ({len(els)} vs {len(first)})"))
+            continue
+        out.append(Result(spec.path, None, "shared-layout", PROVED, 0.0, str(f.span), subject=f.id,
+                          message=f"one layout for {types}: one formula, and every table row names the same "
+                                  f"{len(first)} elements {first[0]}..{first[-1]}; registers: {regs}"))
+    return out
+
+
+def _side(reading, name, element, span, row=None, col=None, lane=None):
+    src = {k: plain(t, span) for k, t in (("element", element), ("row", row), ("col", col), ("lane", lane)) if t}
+    nodes = {k: parse_expr(s) for k, s in src.items()}
+    return Side(name, reading, nodes.get("lane"), nodes["element"], nodes.get("row"), nodes.get("col"), src)
+
+
+def packing(spec, readings, opts) -> list:
+    """Which elements share a 32-bit register, and whether they are adjacent along the contiguous
+    dimension -- what lets a plain vector load fill registers. Facts, each proved either way."""
+    out = []
+    for f in spec.fragments():
+        r = readings.get(f.id)
+        if r is None or r.layout is None:
+            continue
+        along = contiguous(f)
+        dim = {("A", "col"): "K", ("A", "row"): "M", ("B", "row"): "K", ("B", "col"): "N", ("C", "col"): "N"}[(f.operand, along)]
+        step = {"row": ("row + 1", None), "col": (None, "col + 1")}[along]
+        for row in {(t.count, t.per_register or 1, t.kind): t for t in f.table}.values():
+            p, count = row.per_register or 1, row.count
+            if p * count != r.n:
+                continue  # the register table does not match the elements: fragment-shape says so
+            label = f"{f.id} as {'/'.join(row.types)} ({count} x .{row.kind})"
+            name = f"{spec.shape}/{f.id}"
+            facts = []
+            if p > 1:
+                eq = Equation(f"{spec.shape}.packing.{f.id}.{row.kind}.within", (("r", tuple(range(count))), ("j", tuple(range(p - 1)))),
+                              tuple(range(32)), _side(r, name, f"{p} * r + j + 1", f.span),
+                              _side(r, name, f"{p} * r + j", f.span, *step), f.span)
+                res = equation_result(eq, opts, spec.path, "packing", label, str(f.span),
+                                      holds=f"each .{row.kind} register holds {p} elements adjacent along {dim}, "
+                                            f"in element order ({f.letter}{p}r+j+1 is one {along} after {f.letter}{p}r+j)",
+                                      fails="")
+                if res.verdict == REFUTED:  # a fact either way: not adjacent, shown by its witness
+                    res = Result(spec.path, None, "packing", PROVED, res.seconds, str(f.span), subject=label,
+                                 message=f"the elements of a .{row.kind} register are NOT adjacent along {dim}: "
+                                         f"{res.counterexample['message']}", detail={"witness": res.counterexample})
+                facts.append(res)
+            if count > 1:
+                facts.append(_across(spec, f, r, row, p, count, along, dim, step, label, name, opts))
+            out.extend(facts)
+    return out
+
+
+def _across(spec, f, r, row, p, count, along, dim, step, label, name, opts):
+    """Registers r and r+1 continue one run when the first element of r+1 follows the last of r."""
+    t0 = time.perf_counter()
+    pairs = tuple(range(count - 1))
+    cells = dict(_cells(r, range(32)))
+    k = 0 if along == "row" else 1
+
+    def follows(q):
+        return all(cells[(lane, p * (q + 1))][k] == cells[(lane, p * q + p - 1)][k] + 1
+                   and cells[(lane, p * (q + 1))][1 - k] == cells[(lane, p * q + p - 1)][1 - k] for lane in range(32))
+
+    joined = tuple(q for q in pairs if follows(q))
+    apart = tuple(q for q in pairs if q not in joined)
+    results = []
+    for group, expect in ((joined, "holds"), (apart, "refuted")):
+        if not group:
+            continue
+        eq = Equation(f"{spec.shape}.packing.{f.id}.{row.kind}.across.{expect}", (("r", group),), tuple(range(32)),
+                      _side(r, name, f"{p} * (r + 1)", f.span), _side(r, name, f"{p} * r + {p - 1}", f.span, *step), f.span)
+        results.append(equation_result(eq, opts, spec.path, "packing", label, str(f.span), expect=expect,
+                                       holds="", fails=""))
+    bad = [x for x in results if x.verdict not in (PROVED, REFUTED) or (x.verdict == REFUTED and not x.declared)
+           or (x.verdict == PROVED and x.message.startswith("expected"))]
+    if bad:
+        return bad[0]
+    runs = _runs(count, joined)
+    bits = p * _bits(row)
+    if not joined:
+        msg = f"no register continues the previous one's run along {dim}: each register is its own run"
+    else:
+        msg = (f"registers {', '.join(f'{q}->{q + 1}' for q in joined)} continue one run along {dim}"
+               + (f"; {', '.join(f'{q}->{q + 1}' for q in apart)} do not" if apart else "")
+               + f": runs of {' + '.join(str(x) for x in runs)} registers")
+    msg += f", so the widest load that fills a lane's registers directly is {max(runs) * bits} bits"
+    witness = next((x.counterexample for x in results if x.declared), None)
+    return Result(spec.path, None, "packing", PROVED, time.perf_counter() - t0, str(f.span), subject=label,
+                  message=msg, detail={"witness": witness})
+
+
+def _runs(count, joined):
+    runs, cur = [], 1
+    for q in range(count - 1):
+        if q in joined:
+            cur += 1
+        else:
+            runs.append(cur)
+            cur = 1
+    return runs + [cur]
+
+
+def _bits(row) -> int:
+    from checker.spec.model import KIND_BITS
+
+    return KIND_BITS[row.kind] // (row.per_register or 1)

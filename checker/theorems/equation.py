@@ -1,0 +1,165 @@
+"""A cell equation: for every lane and every value of some bound variables, the matrix cell one
+fragment gives equals the cell another gives, each side allowed to move the lane, pick the
+element and transform the (row, col) it finds.
+
+    left:  F(lane', i') = (row, col)   then   (row_expr, col_expr)
+    right: G(lane", i") = (row, col)   then   (row_expr, col_expr)
+
+It is the one shape every cross-layout theorem here takes, so one z3 translation
+(checker/smt/equation.py) and one plain-Python evaluation (below) serve them all, and the two
+are compared point for point.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from checker.errors import SourceSpan, SpecError
+from checker.formula.bounds import Bounds
+from checker.formula.evaluate import environment, formula_hits, values
+from checker.formula.lower import _Typer
+
+MAX_POINTS = 1 << 16
+
+
+@dataclass(frozen=True)
+class Side:
+    name: str  # "m16n8k16/A.f16"
+    reading: object  # checker.spec.reading.Reading, proved on its own
+    lane: object | None  # expression over %laneid and the variables; None: %laneid
+    element: object  # expression: the element index i
+    row: object | None  # expression over row, col, %laneid and the variables; None: row
+    col: object | None
+    src: dict  # field -> SourceText, for located errors
+
+
+@dataclass(frozen=True)
+class Equation:
+    id: str
+    variables: tuple  # (name, values tuple)
+    lanes: tuple
+    left: Side
+    right: Side
+    span: SourceSpan
+
+    def points(self):
+        for lane in self.lanes:
+            for combo in itertools.product(*(vals for _, vals in self.variables)):
+                yield (lane, *combo)
+
+    def size(self) -> int:
+        out = len(self.lanes)
+        for _, vals in self.variables:
+            out *= len(vals)
+        return out
+
+
+def check_names(eq_vars: set, side: Side):
+    """Names a side's expressions may use: the variables, and row/col in its own transforms."""
+    for field in ("lane", "element", "row", "col"):
+        node = getattr(side, field)
+        if node is None:
+            continue
+        known = set(eq_vars) | ({"row", "col"} if field in ("row", "col") else set())
+        _Typer(side.src[field], known).check(node, "int")
+
+
+def width(eq: Equation) -> int:
+    """A signed bit-vector width no subterm can overflow, from interval bounds."""
+    env = {name: (min(vals), max(vals)) for name, vals in eq.variables}
+    widest = 8
+    for side in (eq.left, eq.right):
+        reach = 1 << (side.reading.width - 2)
+        for field in ("lane", "element", "row", "col"):
+            node = getattr(side, field)
+            if node is None:
+                continue
+            b = object.__new__(Bounds)
+            b.src, b.lanes, b.widest = side.src[field], (min(eq.lanes), max(eq.lanes)), 1
+            b.interval(node, env | {"row": (-reach, reach), "col": (-reach, reach)})
+            widest = max(widest, b.widest.bit_length() + 2)
+        widest = max(widest, side.reading.width)
+    return widest
+
+
+def _side_values(eq: Equation, side: Side, env: dict, size: int):
+    """(lanes', elements', rows, cols) of a side at every point, checking it stays in its domain."""
+    lanes = values(side.lane, env, size) if side.lane is not None else env["lane"]
+    elems = values(side.element, env, size)
+    n = side.reading.n
+    for k in range(size):
+        if not 0 <= lanes[k] < 32 or not 0 <= elems[k] < n:
+            point = dict(zip(["%laneid"] + [v for v, _ in eq.variables], eq_point(env, k, eq)))
+            what = ("lane", lanes[k], "0..31") if not 0 <= lanes[k] < 32 else ("element", elems[k], f"0..{n - 1}")
+            field = "lane" if what[0] == "lane" else "element"
+            raise SpecError(side.src[field].span(0),
+                            f"{eq.id}: {side.name} {what[0]} {what[1]} at {point} is outside {what[2]}")
+    layout = side.reading.layout
+    fenv = environment(layout, list(zip(lanes, elems)))
+    rows = [h[0][1] if h else -1 for h in formula_hits(layout.row, fenv, size)]
+    cols = [h[0][1] if h else -1 for h in formula_hits(layout.col, fenv, size)]
+    local = dict(env, row=rows, col=cols)
+    out_r = values(side.row, local, size) if side.row is not None else rows
+    out_c = values(side.col, local, size) if side.col is not None else cols
+    return lanes, elems, out_r, out_c
+
+
+def eq_point(env, k, eq):
+    return [env["lane"][k]] + [env[v][k] for v, _ in eq.variables]
+
+
+def evaluate(eq: Equation):
+    """The plain-Python engine: ('proved', None) or ('refuted', witness) with the smallest point."""
+    pts = list(eq.points())
+    if len(pts) > MAX_POINTS:
+        raise SpecError(eq.span, f"{eq.id} ranges over {len(pts)} points; the bound is {MAX_POINTS}")
+    names = ["lane"] + [v for v, _ in eq.variables]
+    env = {name: [p[k] for p in pts] for k, name in enumerate(names)}
+    left = _side_values(eq, eq.left, env, len(pts))
+    right = _side_values(eq, eq.right, env, len(pts))
+    for k, p in enumerate(pts):
+        if (left[2][k], left[3][k]) != (right[2][k], right[3][k]):
+            return "refuted", witness(eq, p, [x[k] for x in left], [x[k] for x in right])
+    return "proved", None
+
+
+def witness(eq: Equation, point, left, right) -> dict:
+    names = ["lane"] + [v for v, _ in eq.variables]
+    return {"point": dict(zip(names, point)),
+            "left": {"lane": left[0], "i": left[1], "cell": [left[2], left[3]]},
+            "right": {"lane": right[0], "i": right[1], "cell": [right[2], right[3]]}}
+
+
+def describe(eq: Equation, w: dict) -> str:
+    pt = ", ".join(f"{'%laneid' if k == 'lane' else k} = {v}" for k, v in w["point"].items())
+    parts = []
+    for tag, side in (("left", eq.left), ("right", eq.right)):
+        s = w[tag]
+        letter = side.reading.fragment.letter
+        parts.append(f"{side.name} lane {s['lane']} {letter}{s['i']} gives ({s['cell'][0]}, {s['cell'][1]})")
+    return f"at {pt}: " + " but ".join(parts)
+
+
+
+def difference(eq: Equation) -> str:
+    """How two layouts differ, for a relation declared not to hold: how many points move, and
+    whether each lane (and each MMA computation) still holds the same set of cells."""
+    pts = list(eq.points())
+    names = ["lane"] + [v for v, _ in eq.variables]
+    env = {name: [p[k] for p in pts] for k, name in enumerate(names)}
+    left = _side_values(eq, eq.left, env, len(pts))
+    right = _side_values(eq, eq.right, env, len(pts))
+    differ = sum((left[2][k], left[3][k]) != (right[2][k], right[3][k]) for k in range(len(pts)))
+    groups = [("lane", {lane: (lane,) for lane in eq.lanes})]
+    comps = eq.left.reading.fragment.computations
+    if comps:
+        groups.append(("MMA computation", {c.id: c.lanes for c in comps}))
+    parts = [f"{differ} of {len(pts)} points give different cells"]
+    for what, members in groups:
+        same = 0
+        for key, lanes in members.items():
+            ks = [k for k in range(len(pts)) if env["lane"][k] in lanes]
+            if {(left[2][k], left[3][k]) for k in ks} == {(right[2][k], right[3][k]) for k in ks}:
+                same += 1
+        parts.append(f"{same} of {len(members)} {what}s hold the same set of cells on both sides")
+    return "; ".join(parts)

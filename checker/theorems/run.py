@@ -1,0 +1,48 @@
+"""Runs a cell equation with both engines and turns the answer into a Result."""
+from __future__ import annotations
+
+import time
+
+from checker.results import PROVED, REFUTED, UNKNOWN, Result
+from checker.smt import equation as smt_equation
+from checker.theorems import equation as py_equation
+
+
+class Disagreement(Exception):
+    pass
+
+
+def decide(eq, opts):
+    """(verdict, witness, seconds) where verdict is proved | refuted | unknown; both engines."""
+    t0 = time.perf_counter()
+    py = py_equation.evaluate(eq) if opts.cross_check else None
+    answer = smt_equation.prove(eq, py_equation.width(eq), opts.dump_smt)
+    if py is not None and answer.verdict != "unknown" and (answer.verdict, answer.witness) != py:
+        raise Disagreement(f"{eq.id}: z3 says {answer.verdict} {answer.witness}, enumeration says {py[0]} {py[1]}")
+    return answer.verdict, answer.witness, time.perf_counter() - t0, answer.reason
+
+
+def equation_result(eq, opts, spec_path, prop, subject, location, expect="holds", holds="", fails="") -> Result:
+    """`expect` refuted: the refutation is the theorem (a declared non-relation), not a failure."""
+    try:
+        verdict, w, seconds, reason = decide(eq, opts)
+    except Disagreement as exc:
+        return Result(spec_path, None, prop, UNKNOWN, 0.0, location, subject=subject,
+                      message=f"the z3 and plain-Python engines disagree, so neither is trusted: {exc}")
+    cex = None
+    if w is not None:
+        cex = {"point": w["point"], "left": w["left"], "right": w["right"],
+               "message": py_equation.describe(eq, w)}
+    if verdict == "unknown":
+        return Result(spec_path, None, prop, UNKNOWN, seconds, location, subject=subject,
+                      message=f"z3 could not decide {subject}: {reason}")
+    if verdict == "proved":
+        ok = expect == "holds"
+        msg = holds if ok else f"expected to be refuted, but it holds: {holds}"
+        return Result(spec_path, None, prop, PROVED if ok else REFUTED, seconds, location, None,
+                      subject=subject, message=msg)
+    if expect == "refuted":
+        return Result(spec_path, None, prop, REFUTED, seconds, location, cex, subject=subject, declared=True,
+                      message=f"{fails} ({cex['message']})" if fails else cex["message"])
+    return Result(spec_path, None, prop, REFUTED, seconds, location, cex, subject=subject,
+                  message=f"{fails or 'does not hold'}: {cex['message']}")
