@@ -12,7 +12,7 @@ from checker.results import PROVED, REFUTED, SPEC_ERROR, UNKNOWN, Result
 from checker.smt import properties as smt_engine
 from checker.spec.load import load_spec
 from checker.spec.reading import materialize
-from checker.theorems.consistency import dimensions, spec_theorems
+from checker.theorems.consistency import FAMILIES, dimensions, spec_theorems
 from checker.theorems.equation import difference
 from checker.theorems.relations import is_relations_file, load_relations
 from checker.theorems.run import equation_result
@@ -50,7 +50,7 @@ def prove_paths(paths: list, opts: Options) -> list:
         spec, errors = _load(path)
         loaded[path] = (spec, errors)
         if spec is not None:
-            tasks.append(("theorems", path, None))
+            tasks.extend(("theorems", path, family) for family in FAMILIES)
             tasks.extend(("fragment", path, k) for k, _ in enumerate(spec.fragments()))
     known = {os.path.abspath(p): s for p, (s, _) in loaded.items() if s is not None}
     for path in relation_files:
@@ -71,7 +71,8 @@ def prove_paths(paths: list, opts: Options) -> list:
             mine.extend(done[("fragment", path, k)])
         out.extend(mine)
         out.extend(dimensions(spec, _readings(spec), mine))
-        out.extend(done[("theorems", path, None)])
+        for family in FAMILIES:
+            out.extend(done[("theorems", path, family)])
     for path in relation_files:
         rels, errors = relations[path]
         out.extend(errors or [])
@@ -116,7 +117,7 @@ def _task(args):
         return (kind, path, k), prove_fragment(spec, spec.fragments()[k], opts)
     if kind == "theorems":
         spec = _LOADED[path]
-        return (kind, path, k), spec_theorems(spec, _readings(spec), opts)
+        return (kind, path, k), spec_theorems(spec, _readings(spec), opts, (k,))
     return (kind, path, k), prove_relation(path, _RELATIONS[path][k], opts)
 
 
@@ -143,7 +144,7 @@ def _heaviest_first(work):
     def weight(item):
         kind, path, k, _ = item
         if kind == "theorems":
-            return -(1 << 20) * (1 + len(_LOADED[path].sections[0].computations))
+            return -(1 << 20) * (1 + len(_LOADED[path].sections[0].computations)) * (k != "shared-layout")
         if kind == "relation":
             return -_RELATIONS[path][k].equation.size()
         f = _LOADED[path].fragments()[k]

@@ -27,12 +27,18 @@ def contiguous(fragment) -> str:
     return "col"
 
 
-def spec_theorems(spec, readings: dict, opts) -> list:
+FAMILIES = ("computations", "shared-layout", "packing")
+
+
+def spec_theorems(spec, readings: dict, opts, families=FAMILIES) -> list:
     """The theorems that ask new questions; `dimensions` follows from the fragment proofs."""
     out = []
-    out += computations(spec, readings, opts)
-    out += shared(spec, readings)
-    out += packing(spec, readings, opts)
+    if "computations" in families:
+        out += computations(spec, readings, opts)
+    if "shared-layout" in families:
+        out += shared(spec, readings)
+    if "packing" in families:
+        out += packing(spec, readings, opts)
     return out
 
 
@@ -199,72 +205,70 @@ def packing(spec, readings, opts) -> list:
         r = readings.get(f.id)
         if r is None or r.layout is None:
             continue
-        along = contiguous(f)
-        dim = {("A", "col"): "K", ("A", "row"): "M", ("B", "row"): "K", ("B", "col"): "N", ("C", "col"): "N"}[(f.operand, along)]
-        step = {"row": ("row + 1", None), "col": (None, "col + 1")}[along]
-        for row in {(t.count, t.per_register or 1, t.kind): t for t in f.table}.values():
-            p, count = row.per_register or 1, row.count
-            if p * count != r.n:
+        groups: dict = {}
+        for t in f.table:
+            groups.setdefault((t.count, t.per_register or 1, t.kind), []).append(t)
+        for rows in groups.values():
+            row = rows[0]
+            if (row.per_register or 1) * row.count != r.n:
                 continue  # the register table does not match the elements: fragment-shape says so
-            label = f"{f.id} as {'/'.join(row.types)} ({count} x .{row.kind})"
-            name = f"{spec.shape}/{f.id}"
-            facts = []
-            if p > 1:
-                eq = Equation(f"{spec.shape}.packing.{f.id}.{row.kind}.within", (("r", tuple(range(count))), ("j", tuple(range(p - 1)))),
-                              tuple(range(32)), _side(r, name, f"{p} * r + j + 1", f.span),
-                              _side(r, name, f"{p} * r + j", f.span, *step), f.span)
-                res = equation_result(eq, opts, spec.path, "packing", label, str(f.span),
-                                      holds=f"each .{row.kind} register holds {p} elements adjacent along {dim}, "
-                                            f"in element order ({f.letter}{p}r+j+1 is one {along} after {f.letter}{p}r+j)",
-                                      fails="")
-                if res.verdict == REFUTED:  # a fact either way: not adjacent, shown by its witness
-                    res = Result(spec.path, None, "packing", PROVED, res.seconds, str(f.span), subject=label,
-                                 message=f"the elements of a .{row.kind} register are NOT adjacent along {dim}: "
-                                         f"{res.counterexample['message']}", detail={"witness": res.counterexample})
-                facts.append(res)
-            if count > 1:
-                facts.append(_across(spec, f, r, row, p, count, along, dim, step, label, name, opts))
-            out.extend(facts)
+            types = tuple(t for x in rows for t in x.types)
+            out.append(_packing(spec, f, r, row, types, opts))
     return out
 
 
-def _across(spec, f, r, row, p, count, along, dim, step, label, name, opts):
-    """Registers r and r+1 continue one run when the first element of r+1 follows the last of r."""
+def _packing(spec, f, r, row, types, opts) -> Result:
+    """One question about consecutive elements (e, e+1): which are adjacent along the contiguous
+    dimension in every lane. Enumeration splits the pairs into adjacent and not; z3 proves the
+    first set adjacent and finds a witness in the second. Within-register adjacency and register
+    runs both follow from that one split."""
     t0 = time.perf_counter()
-    pairs = tuple(range(count - 1))
+    p, count = row.per_register or 1, row.count
+    along = contiguous(f)
+    dim = {("A", "col"): "K", ("A", "row"): "M", ("B", "row"): "K", ("B", "col"): "N", ("C", "col"): "N"}[(f.operand, along)]
+    step = {"row": ("row + 1", None), "col": (None, "col + 1")}[along]
+    label = f"{f.id} as {'/'.join(types)} ({count} x .{row.kind})"
+    name = f"{spec.shape}/{f.id}"
     cells = dict(_cells(r, range(32)))
     k = 0 if along == "row" else 1
 
-    def follows(q):
-        return all(cells[(lane, p * (q + 1))][k] == cells[(lane, p * q + p - 1)][k] + 1
-                   and cells[(lane, p * (q + 1))][1 - k] == cells[(lane, p * q + p - 1)][1 - k] for lane in range(32))
+    def adjacent(e):
+        return all(cells[(lane, e + 1)][k] == cells[(lane, e)][k] + 1
+                   and cells[(lane, e + 1)][1 - k] == cells[(lane, e)][1 - k] for lane in range(32))
 
-    joined = tuple(q for q in pairs if follows(q))
-    apart = tuple(q for q in pairs if q not in joined)
+    pairs = tuple(range(r.n - 1))
+    joined = tuple(e for e in pairs if adjacent(e))
+    apart = tuple(e for e in pairs if e not in joined)
     results = []
     for group, expect in ((joined, "holds"), (apart, "refuted")):
-        if not group:
-            continue
-        eq = Equation(f"{spec.shape}.packing.{f.id}.{row.kind}.across.{expect}", (("r", group),), tuple(range(32)),
-                      _side(r, name, f"{p} * (r + 1)", f.span), _side(r, name, f"{p} * r + {p - 1}", f.span, *step), f.span)
-        results.append(equation_result(eq, opts, spec.path, "packing", label, str(f.span), expect=expect,
-                                       holds="", fails=""))
-    bad = [x for x in results if x.verdict not in (PROVED, REFUTED) or (x.verdict == REFUTED and not x.declared)
-           or (x.verdict == PROVED and x.message.startswith("expected"))]
+        if group:
+            eq = Equation(f"{spec.shape}.packing.{f.id}.{row.kind}.{expect}", (("e", group),), tuple(range(32)),
+                          _side(r, name, "e + 1", f.span), _side(r, name, "e", f.span, *step), f.span)
+            results.append(equation_result(eq, opts, spec.path, "packing", label, str(f.span), expect=expect))
+    bad = [x for x in results if not (x.verdict == PROVED and not x.message.startswith("expected")) and not x.declared]
     if bad:
         return bad[0]
-    runs = _runs(count, joined)
-    bits = p * _bits(row)
-    if not joined:
-        msg = f"no register continues the previous one's run along {dim}: each register is its own run"
-    else:
-        msg = (f"registers {', '.join(f'{q}->{q + 1}' for q in joined)} continue one run along {dim}"
-               + (f"; {', '.join(f'{q}->{q + 1}' for q in apart)} do not" if apart else "")
-               + f": runs of {' + '.join(str(x) for x in runs)} registers")
-    msg += f", so the widest load that fills a lane's registers directly is {max(runs) * bits} bits"
+    parts = [] if count > 1 or p > 1 else [f"one .{row.kind} register"]
+    if p > 1:
+        inside = all(e in joined for e in pairs if e % p != p - 1)
+        parts.append(f"each .{row.kind} register holds {p} elements " + (
+            f"adjacent along {dim}, in element order" if inside else f"NOT all adjacent along {dim}"))
+    links = tuple(q for q in range(count - 1) if p * q + p - 1 in joined)
+    runs = _runs(count, links)
+    if count > 1:
+        if not links:
+            parts.append(f"no register continues the previous one's run along {dim}: each register is its own run")
+        else:
+            parts.append(f"registers {', '.join(f'{q}->{q + 1}' for q in links)} continue one run along {dim}"
+                         + (f"; {', '.join(f'{q}->{q + 1}' for q in range(count - 1) if q not in links)} do not"
+                            if len(links) < count - 1 else "")
+                         + f": runs of {' + '.join(str(x) for x in runs)} registers")
+    whole = p > 1 and not all(e in joined for e in pairs if e % p != p - 1)
+    widest = _bits(row) if whole else max(runs) * p * _bits(row)
+    parts.append(f"so the widest load that fills a lane's registers directly is {widest} bits")
     witness = next((x.counterexample for x in results if x.declared), None)
     return Result(spec.path, None, "packing", PROVED, time.perf_counter() - t0, str(f.span), subject=label,
-                  message=msg, detail={"witness": witness})
+                  message="; ".join(parts), detail={"witness": witness})
 
 
 def _runs(count, joined):

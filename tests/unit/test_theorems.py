@@ -1,0 +1,198 @@
+"""Cross-layout theorems and relations: each seen holding on the seeds, each seen failing on a
+mutated spec or a false relation, and z3 agreeing with enumeration on every equation."""
+import json
+import os
+import shutil
+
+import pytest
+import yaml
+
+from conftest import SPECS
+
+from checker.prover import Options
+from checker.smt import equation as smt_equation
+from checker.theorems import equation as py_equation
+from checker.theorems.relations import load_relations
+
+RELATIONS = os.path.join(SPECS, "relations.yaml")
+THEOREMS = ("dimensions", "computations", "shared-layout", "packing", "relation")
+
+
+@pytest.fixture(scope="module")
+def seed_results():
+    import io
+
+    from checker.cli import main
+
+    out = io.StringIO()
+    assert main(["prove", SPECS, "--format", "json"], out, io.StringIO()) == 0
+    return json.loads(out.getvalue())["results"]
+
+
+def test_every_theorem_family_is_proved_on_the_seeds(seed_results):
+    theorems = [x for x in seed_results if x["subject"] is not None]
+    assert {x["property"] for x in theorems} == set(THEOREMS)
+    assert all(x["verdict"] == "PROVED" or x["declared"] for x in theorems)
+    # the m8n8k4 .f16 computations theorem: every held operand against both accumulators
+    comps = {x["subject"] for x in theorems if x["property"] == "computations"}
+    assert comps == {f"{op}.f16.{lay} for C.{acc}" for op in "AB" for lay in ("row", "col") for acc in ("f16", "f32")}
+
+
+def test_packing_facts_say_what_a_load_fills(seed_results):
+    facts = [(x["subject"], x["message"]) for x in seed_results if x["property"] == "packing"]
+    m16_c = [m for s, m in facts if s.startswith("C.float as f32")]
+    assert any("0->1, 2->3 continue one run along N; 1->2 do not" in m and "64 bits" in m for m in m16_c)
+    assert any("adjacent along K" in m for s, m in facts if s.startswith("A.f16 as f16/bf16"))
+    assert any("128 bits" in m for s, m in facts if s.startswith("C.f16 as f16 (4 x .f16x2)"))
+
+
+def test_declared_non_relations_are_refuted_with_a_counterexample(seed_results):
+    declared = [x for x in seed_results if x["declared"]]
+    assert {x["subject"] for x in declared} == {
+        "ldmatrix-blocks/m8n8k4/A.f16.row", "ldmatrix-blocks/m8n8k4/A.f16.col", "ldmatrix-blocks/m8n8k4/B.f16.row",
+        "ldmatrix-blocks/m8n8k4/B.f16.col", "accumulators/m8n8k4/f16-vs-f32"}
+    acc = next(x for x in declared if x["subject"] == "accumulators/m8n8k4/f16-vs-f32")
+    # how the two accumulator layouts differ, exactly
+    assert "128 of 256 points give different cells" in acc["message"]
+    assert "0 of 32 lanes hold the same set of cells" in acc["message"]
+    assert "4 of 4 MMA computations hold the same set of cells" in acc["message"]
+    assert acc["counterexample"]["left"]["cell"] != acc["counterexample"]["right"]["cell"]
+
+
+@pytest.mark.parametrize("rel", load_relations(RELATIONS), ids=lambda r: r.id)
+def test_engines_agree_on_every_relation(rel):
+    eq = rel.equation
+    z3_answer = smt_equation.prove(eq, py_equation.width(eq))
+    assert (z3_answer.verdict, z3_answer.witness) == py_equation.evaluate(eq)
+    assert z3_answer.verdict == ("proved" if rel.expect == "holds" else "refuted")
+
+
+def _relations_dir(tmp_path, relations):
+    for name in os.listdir(SPECS):
+        if name.startswith("m") and name.endswith(".yaml"):
+            shutil.copy(os.path.join(SPECS, name), tmp_path / name)
+    path = tmp_path / "relations.yaml"
+    data = json.loads(json.dumps({"schema": "ptx-fragment-checker/relations/1", "relations": relations}))
+    path.write_text(yaml.safe_dump(data, sort_keys=False))  # copied first: shared objects would become aliases
+    return str(path)
+
+
+REUSE = {"id": "c-to-a-reuse", "statement": "x", "rests_on": ["9.7.14.5.8"], "expect": "holds",
+         "for": {"j": [0, 1], "i": [0, 3]},
+         "left": {"fragment": "m16n8k16/A.f16", "element": "4 * j + i"},
+         "right": {"fragment": "m16n8k16/C.float", "element": "i", "col": "col + 8 * j"}}
+
+
+def test_a_false_relation_is_refuted_with_a_counterexample(run, tmp_path):
+    false = dict(REUSE, id="reuse-without-the-tile-shift", right=dict(REUSE["right"], col="col"))
+    path = _relations_dir(tmp_path, [REUSE, false])
+    r = run("prove", path, "--format", "json")
+    assert r.code == 1
+    res = {x["subject"]: x for x in json.loads(r.out)["results"]}
+    assert res["c-to-a-reuse"]["verdict"] == "PROVED"
+    bad = res["reuse-without-the-tile-shift"]
+    assert bad["verdict"] == "REFUTED" and not bad["declared"]
+    # the smallest point: lane 0, j = 1, i = 0: a4 is A[0][8], c0 is C[0][0]
+    assert bad["counterexample"]["point"] == {"lane": 0, "j": 1, "i": 0}
+    assert bad["counterexample"]["left"] == {"lane": 0, "i": 4, "cell": [0, 8]}
+    assert bad["counterexample"]["right"]["cell"] == [0, 0]
+    line = open(path).read().splitlines().index("- id: reuse-without-the-tile-shift") + 1
+    assert bad["location"] == f"{path}:{line}:3"
+    text = run("prove", path)
+    assert f"{path}:{line}:3: error: relation reuse-without-the-tile-shift refuted: does not hold: at %laneid = 0" in text.out
+
+
+def test_a_relation_declared_refuted_that_holds_fails(run, tmp_path):
+    path = _relations_dir(tmp_path, [dict(REUSE, expect="refuted")])
+    r = run("prove", path, "--format", "json")
+    assert r.code == 1
+    (x,) = json.loads(r.out)["results"]
+    assert x["verdict"] == "REFUTED" and "expected to be refuted, but it holds" in x["message"]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"left": {"fragment": "m16n8k16/A.f17", "element": "i"}}, "m16n8k16 has no fragment 'A.f17'"),
+    ({"left": {"fragment": "m99n8k16/A.f16", "element": "i"}}, "no spec m99n8k16.yaml"),
+    ({"left": {"fragment": "m16n8k16/A.f16", "element": "4 * j + i + 1"}}, "element 8 at"),
+    ({"left": {"fragment": "m16n8k16/A.f16", "element": "4 * k"}}, "unknown name 'k'"),
+    ({"left": {"fragment": "m16n8k16/A.f16", "element": "row"}}, "unknown name 'row'"),
+    ({"left": {"fragment": "m16n8k16/A.f16", "element": "(4 * j"}}, "cannot parse expression"),
+    ({"left": {"fragment": "m16n8k16/A.f16", "element": "i", "lane": "%laneid + 1"}}, "lane 32 at"),
+    ({"for": {"row": [0, 1]}}, "'row' cannot be a variable"),
+    ({"for": {"j": [3, 1]}}, "is empty"),
+    ({"colour": "red"}, "unknown key 'colour'"),
+])
+def test_malformed_relations_are_located_errors(run, tmp_path, change, message):
+    path = _relations_dir(tmp_path, [dict(REUSE, **change)])
+    r = run("prove", path)
+    assert r.code == 3, r.out + r.err
+    assert message in r.out + r.err
+    assert f"{path}:" in r.out + r.err
+    assert "Traceback" not in r.out + r.err
+
+
+def test_duplicate_relation_ids_are_rejected(run, tmp_path):
+    path = _relations_dir(tmp_path, [REUSE, REUSE])
+    r = run("validate", path)
+    assert r.code == 3 and "duplicate relation id 'c-to-a-reuse'" in r.err
+
+
+def test_relations_schema_is_the_one_editors_use():
+    from importlib import resources
+
+    packaged = json.loads(resources.files("checker.spec").joinpath("relations.schema.json").read_text())
+    with open(os.path.join(SPECS, "schema", "relations.schema.json")) as fh:
+        assert json.load(fh) == packaged
+
+
+def _mutated(tmp_path, name, edit):
+    with open(os.path.join(SPECS, name)) as fh:
+        text = fh.read()
+    out = tmp_path / name
+    out.write_text(edit(text))
+    return str(out)
+
+
+def test_computations_theorem_fails_when_the_lanes_table_is_wrong(run, tmp_path):
+    # computations 1 and 2 trade lanes 2-3 (and 18-19) for 4-5 (and 20-21). Swapping whole
+    # quads would go unseen -- the layouts do not say which computation a quad serves -- but
+    # this splits the lanes the .f32 accumulator pairs: lane 0 holds C rows 0 and 2, and the
+    # lane holding A row 2 is now in computation 2.
+    path = _mutated(tmp_path, "m8n8k4.yaml", lambda t: t.replace(
+        "lanes: [[0, 3], [16, 19]]", "lanes: [[0, 1], [4, 5], [16, 17], [20, 21]]").replace(
+        "lanes: [[4, 7], [20, 23]]", "lanes: [[2, 3], [6, 7], [18, 19], [22, 23]]"))
+    r = run("prove", path, "--format", "json")
+    assert r.code == 1
+    bad = [x for x in json.loads(r.out)["results"] if x["property"] == "computations" and x["verdict"] == "REFUTED"]
+    subjects = {x["subject"]: x for x in bad}
+    assert "A.f16.row for C.f16" not in subjects  # .f16 C rows follow A's rows lane by lane: still fine
+    assert subjects["A.f16.row for C.f32"]["message"] == ("computation 1: lane 0 c2 needs A[2][0] (its row, k = 0), which no lane of the "
+                                 "computation (0-1,4-5,16-17,20-21) holds")
+
+
+def test_dimensions_theorem_fails_when_d_has_no_layout(run, tmp_path):
+    path = _mutated(tmp_path, "m8n8k32.yaml", lambda t: t.replace("header: .ctype / .dtype", "header: .ctype"))
+    r = run("prove", path, "--format", "json")
+    assert r.code == 1
+    (bad,) = [x for x in json.loads(r.out)["results"] if x["property"] == "dimensions"]
+    assert bad["verdict"] == "REFUTED" and "the document gives D no layout" in bad["message"]
+
+
+def test_shared_layout_theorem_fails_when_table_rows_name_other_elements(run, tmp_path):
+    def edit(t):
+        head, sep, tail = t.partition("- types: [e4m3, e5m2]")
+        return head + sep + tail.replace("elements: a0, a1, a2, a3, a4, a5, a6, a7", "elements: a0, a1, a2, a3", 1)
+    path = _mutated(tmp_path, "m16n8k16.yaml", edit)
+    r = run("prove", path, "--format", "json")
+    assert r.code == 1
+    bad = [x for x in json.loads(r.out)["results"] if x["property"] == "shared-layout" and x["verdict"] == "REFUTED"]
+    assert [x["subject"] for x in bad] == ["A.i8"]
+
+
+def test_engine_disagreement_is_unknown_never_proved(monkeypatch, tmp_path):
+    from checker.theorems import run as theorem_run
+
+    rel = load_relations(RELATIONS)[0]
+    monkeypatch.setattr(theorem_run.py_equation, "evaluate", lambda eq: ("refuted", {"point": {}}))
+    r = theorem_run.equation_result(rel.equation, Options(), RELATIONS, "relation", rel.id, "x")
+    assert r.verdict == "UNKNOWN" and "disagree" in r.message
