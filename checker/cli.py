@@ -50,6 +50,11 @@ def _parser() -> argparse.ArgumentParser:
                     help="the variant, e.g. row.col.f32.f16.f16.f32 (without it: list them)")
     si.add_argument("--seed", type=int, default=0)
     si.add_argument("--format", choices=["text", "json"], default="text")
+    pb = sub.add_parser("probe", help="generate the PTX of every variant; --compile-only assembles it with ptxas")
+    pb.add_argument("paths", nargs="+", metavar="PATH")
+    pb.add_argument("--compile-only", action="store_true", help="assemble every kernel; no GPU needed")
+    pb.add_argument("--arch", default="sm_80,sm_89,sm_90", help="comma-separated targets (default: %(default)s)")
+    pb.add_argument("--format", choices=["text", "json"], default="text")
     sub.add_parser("schema", help="print the spec JSON Schema")
     return p
 
@@ -217,6 +222,65 @@ def cmd_simulate(args, out, err) -> int:
     return 0 if r["equal"] else 1
 
 
+def cmd_probe(args, out, err) -> int:
+    import re
+
+    from checker.semantics.variants import variants
+    from checker.spec.load import load_spec
+    from checker.theorems.relations import is_relations_file
+
+    archs = []
+    for a in args.arch.split(","):
+        m = re.fullmatch(r"sm_(\d{2,3})", a.strip())
+        if not m:
+            raise UsageError(f"--arch takes targets like sm_80,sm_90, not {a!r}")
+        archs.append(int(m.group(1)))
+    if not args.compile_only:
+        try:
+            import cuda.core  # noqa: F401 - the optional [gpu] extra
+        except ImportError:
+            raise UsageError("running the probe needs an NVIDIA GPU with its driver and the [gpu] extra "
+                             "(pip install 'ptx-fragment-checker[gpu]'); --compile-only needs neither") from None
+        raise CheckerError("running kernels on a GPU and recording dumps is not built yet; "
+                           "--compile-only assembles every kernel")
+    from checker.probe.assemble import build, ptxas
+
+    tool = ptxas()
+    rows, worst = [], 0
+    for path in spec_files(args.paths):
+        if is_relations_file(path):
+            continue
+        spec = load_spec(path)
+        for v in variants(spec):
+            for sm in archs:
+                b = build(v, sm, tool)
+                where = next(r.span for r in v.a.table if v.atype in r.types)
+                rows.append({"spec": path, "instruction": v.instruction, "arch": f"sm_{sm}",
+                             "result": {True: "assembled", None: "skipped", False: "rejected"}[b.ok],
+                             "message": b.message, "location": str(where) if b.ok is False else None})
+                if b.ok is False:
+                    worst = 1
+                    if args.format == "text":
+                        regs = ", ".join(f"{op} {r.count} x .{r.kind} at line {r.span.line}"
+                                         for op in "ABCD" for r in v.fragment(op).table if v.type_of(op) in r.types)
+                        out.write(f"{where}: error: ptxas (sm_{sm}) rejects {v.instruction} with the spec's "
+                                  f"registers ({regs}):\n    " + b.message.replace("\n", "\n    ") + "\n")
+    if args.format == "json":
+        json.dump(rows, out, indent=1)
+        out.write("\n")
+    else:
+        for sm in archs:
+            mine = [r for r in rows if r["arch"] == f"sm_{sm}"]
+            skipped = sorted({r["message"] for r in mine if r["result"] == "skipped"})
+            out.write(f"sm_{sm}: {sum(r['result'] == 'assembled' for r in mine)} assembled, "
+                      f"{sum(r['result'] == 'rejected' for r in mine)} rejected, "
+                      f"{sum(r['result'] == 'skipped' for r in mine)} skipped"
+                      + (f" ({'; '.join(skipped)})" if skipped else "") + "\n")
+    if not rows:
+        raise UsageError("no variant to build: the paths hold no spec")
+    return worst
+
+
 def cmd_schema(args, out, err) -> int:
     from checker.spec.load import schema
 
@@ -226,7 +290,7 @@ def cmd_schema(args, out, err) -> int:
 
 
 COMMANDS = {"prove": cmd_prove, "validate": cmd_validate, "eval": cmd_eval, "table": cmd_table,
-            "simulate": cmd_simulate, "schema": cmd_schema}
+            "simulate": cmd_simulate, "probe": cmd_probe, "schema": cmd_schema}
 
 
 def main(argv=None, stdout=None, stderr=None) -> int:

@@ -1,0 +1,55 @@
+"""Build generated kernels without a GPU: ptxas, found on PATH or under CUDA_HOME."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+from checker.errors import UsageError
+from checker.probe.ptx import generate, kernel_name, min_sm
+
+TIMEOUT_S = 60
+
+
+@dataclass
+class Built:
+    variant: object
+    sm: int
+    ok: bool | None  # None: skipped, the variant needs a newer target
+    message: str
+    sass_bytes: int = 0
+
+
+def ptxas() -> str:
+    found = shutil.which("ptxas")
+    if found:
+        return found
+    for base in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if base and os.path.exists(os.path.join(base, "bin", "ptxas")):
+            return os.path.join(base, "bin", "ptxas")
+    raise UsageError("--compile-only needs NVIDIA's ptxas (CUDA toolkit) on PATH or under CUDA_HOME; none was found")
+
+
+def build(v, sm: int, tool: str | None = None) -> Built:
+    need = min_sm(v)
+    if need is None:
+        return Built(v, sm, False, f"no minimum target is known for {v.shape} .{v.atype}")
+    if sm < need:
+        return Built(v, sm, None, f"needs sm_{need}")
+    tool = tool or ptxas()
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, kernel_name(v) + ".ptx")
+        out = os.path.join(tmp, kernel_name(v) + ".cubin")
+        with open(src, "w") as fh:
+            fh.write(generate(v, sm))
+        try:
+            proc = subprocess.run([tool, f"-arch=sm_{sm}", "-o", out, src], capture_output=True, text=True,
+                                  timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            return Built(v, sm, False, f"ptxas took longer than {TIMEOUT_S} s")
+        if proc.returncode != 0:
+            text = (proc.stderr or proc.stdout).strip().replace(src, kernel_name(v) + ".ptx")
+            return Built(v, sm, False, text[:2000])
+        return Built(v, sm, True, "assembled", os.path.getsize(out))

@@ -1,0 +1,57 @@
+"""PTX generation and the assembler check (no GPU): every seed variant assembles for each target
+that supports it, and a spec whose registers the assembler rejects is named at its line."""
+import json
+import os
+import shutil
+
+import pytest
+
+from conftest import CASES, SPECS
+
+# CI's machines have ptxas, so there a missing one fails rather than skips
+pytestmark = pytest.mark.skipif(not os.environ.get("CI") and shutil.which("ptxas") is None
+                                and not os.path.exists("/usr/local/cuda/bin/ptxas"),
+                                reason="needs NVIDIA's ptxas (CUDA toolkit)")
+
+
+def test_every_seed_variant_assembles(run):
+    r = run("probe", SPECS, "--compile-only", "--arch", "sm_80,sm_89,sm_90", "--format", "json")
+    assert r.code == 0, r.out + r.err
+    rows = json.loads(r.out)
+    by_arch = {}
+    for x in rows:
+        by_arch.setdefault(x["arch"], []).append(x["result"])
+    # the fp8 m16n8k16 variants need sm_89 and the m16n8k16 .f64 one sm_90: skipped below them
+    assert by_arch["sm_80"].count("assembled") == 26 and by_arch["sm_80"].count("skipped") == 9
+    assert by_arch["sm_89"].count("assembled") == 34 and by_arch["sm_89"].count("skipped") == 1
+    assert by_arch["sm_90"] == ["assembled"] * 35
+
+
+def test_a_register_count_the_assembler_rejects_names_the_spec_line(run):
+    path = os.path.join(CASES, "mutants", "shape-register-count", "m16n8k16.yaml")
+    r = run("probe", path, "--compile-only", "--arch", "sm_80")
+    assert r.code == 1
+    assert f"{path}:22:13: error: ptxas (sm_80) rejects mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in r.out
+    assert "Argument vector size mismatch for instruction 'mma'" in r.out
+
+
+def test_the_kernel_only_moves_registers():
+    from checker.probe.ptx import generate
+    from checker.semantics.variants import variants
+    from checker.spec.load import load_spec
+
+    v = next(x for x in variants(load_spec(os.path.join(SPECS, "m16n8k256.yaml"))) if x.op == "and")
+    text = generate(v, 80)
+    assert "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc {%d0, %d1, %d2, %d3}, " \
+           "{%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1, %c2, %c3};" in text
+    assert text.count("ld.global") == 4 + 2 + 4 and text.count("st.global") == 4
+
+
+def test_running_without_a_gpu_is_a_clear_error(run):
+    r = run("probe", os.path.join(SPECS, "m8n8k4.yaml"))
+    assert r.code == 2 and "needs an NVIDIA GPU" in r.err and "--compile-only needs neither" in r.err
+
+
+def test_bad_arch_is_a_usage_error(run):
+    r = run("probe", SPECS, "--compile-only", "--arch", "hopper")
+    assert r.code == 2 and "--arch takes targets like sm_80" in r.err
