@@ -29,14 +29,16 @@ class EngineDisagreement(Exception):
     """The two engines answered differently: a bug in one of them, never a verdict."""
 
 
-def _load(path: str, exc: SpecError | None = None):
+def _error(path: str, exc: SpecError) -> Result:
+    return Result(path, None, "load", SPEC_ERROR, location=str(exc.span) if exc.span else path,
+                  message=exc.message + (f" ({exc.hint})" if exc.hint else ""))
+
+
+def _load(path: str):
     try:
-        if exc is not None:
-            raise exc
         return load_spec(path), None
     except SpecError as exc:
-        return None, [Result(path, None, "load", SPEC_ERROR, location=str(exc.span) if exc.span else path,
-                             message=exc.message + (f" ({exc.hint})" if exc.hint else ""))]
+        return None, [_error(path, exc)]
 
 
 def prove_paths(paths: list, opts: Options) -> list:
@@ -58,7 +60,7 @@ def prove_paths(paths: list, opts: Options) -> list:
             relations[path] = (load_relations(path, known), None)
             tasks.extend(("relation", path, k) for k in range(len(relations[path][0])))
         except SpecError as exc:
-            relations[path] = ([], _load(path, exc)[1])
+            relations[path] = ([], [_error(path, exc)])
     done = _run_tasks(tasks, loaded, relations, opts)
     out = []
     for path in paths:
@@ -70,7 +72,7 @@ def prove_paths(paths: list, opts: Options) -> list:
         for k, _ in enumerate(spec.fragments()):
             mine.extend(done[("fragment", path, k)])
         out.extend(mine)
-        out.extend(dimensions(spec, _readings(spec), mine))
+        out.extend(dimensions(spec, mine))
         for family in FAMILIES:
             out.extend(done[("theorems", path, family)])
     for path in relation_files:
@@ -100,7 +102,7 @@ def prove_relation(path, rel, opts) -> list:
         r = equation_result(eq, opts, path, "relation", rel.id, str(rel.span), expect=rel.expect,
                             holds=rel.statement, fails=fails)
     except SpecError as exc:
-        r = _load(path, exc)[1][0]
+        r = _error(path, exc)
         r.subject = rel.id
     r.detail["rests_on"] = list(rel.rests_on)
     return [r]

@@ -77,6 +77,16 @@ def formula_hits(formula, env: dict, size: int) -> list:
     return hits
 
 
+def cells(layout, points: list) -> tuple:
+    """(rows, cols) at every point, each the first applying piece's value or -1 where none
+    applies: the map the z3 translation takes (smt.properties._first)."""
+    env = environment(layout, points)
+    size = len(points)
+    rows = [h[0][1] if h else -1 for h in formula_hits(layout.row, env, size)]
+    cols = [h[0][1] if h else -1 for h in formula_hits(layout.col, env, size)]
+    return rows, cols
+
+
 def at(layout, lane: int, i: int) -> tuple:
     """(row hits, col hits) at one point, for `checker eval` and messages."""
     env = environment(layout, [(lane, i)])

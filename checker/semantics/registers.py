@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from checker.formula.evaluate import environment, formula_hits
+from checker.formula.evaluate import cells
 from checker.semantics.types import BITS, from_bits, to_bits
 from checker.spec.model import KIND_BITS
 from checker.spec.reading import materialize
@@ -43,11 +43,8 @@ def geometry(fragment, type_: str, reading=None) -> Geometry:
     reading = reading or materialize(fragment)
     n = reading.n
     pts = [(lane, i) for lane in range(32) for i in range(n)]
-    env = environment(reading.layout, pts)
-    rh = formula_hits(reading.layout.row, env, len(pts))
-    ch = formula_hits(reading.layout.col, env, len(pts))
-    rows = np.array([h[0][1] if len(h) == 1 else -1 for h in rh]).reshape(32, n)
-    cols = np.array([h[0][1] if len(h) == 1 else -1 for h in ch]).reshape(32, n)
+    rows, cols = cells(reading.layout, pts)
+    rows, cols = np.array(rows).reshape(32, n), np.array(cols).reshape(32, n)
     groups = tuple(c.lanes for c in fragment.computations) or (tuple(range(32)),)
     p = row.per_register or 1
     if p * BITS[type_] > KIND_BITS[row.kind] or row.count * p < n:

@@ -41,6 +41,11 @@ def _texts(fragment: model.Fragment, revert):
     return formula, header, elements
 
 
+def header(fragment: model.Fragment) -> str:
+    """The table header with its errata applied, without parsing the formula."""
+    return _texts(fragment, None)[1].text
+
+
 _MEMO: dict = {}
 
 

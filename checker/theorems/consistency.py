@@ -6,10 +6,13 @@ from __future__ import annotations
 import time
 
 from checker.formula.parser import parse_expr
-from checker.formula.evaluate import environment, formula_hits
+from checker.formula.evaluate import cells as layout_cells
 from checker.results import PROVED, REFUTED, UNKNOWN, Result
 from checker.semantics.variants import variants
 from checker.smt import consistency as smt_consistency
+from checker.errors import SpecError
+from checker.spec.model import KIND_BITS
+from checker.spec.reading import header
 from checker.spec.text import plain
 from checker.theorems.equation import Equation, Side
 from checker.theorems.run import equation_result
@@ -48,7 +51,7 @@ def _proved(fragment_results, fid, props=("defined", "in-range", "covers")) -> t
     return bool(mine) and not bad, bad
 
 
-def dimensions(spec, readings, fragment_results) -> list:
+def dimensions(spec, fragment_results) -> list:
     out, seen = [], set()
     dims = {"M": spec.m, "N": spec.n, "K": spec.k}
     for v in variants(spec):
@@ -69,9 +72,12 @@ def dimensions(spec, readings, fragment_results) -> list:
                 what = ", ".join(sorted({r.property for r in bad})) or "its proofs"
                 problems.append(f"{op} ({frag.id}) is not shown to map onto its {frag.rows}x{frag.cols} matrix ({what} failed)")
         for op, frag in (("C", v.c), ("D", v.d)):
-            header = readings[frag.id].header if frag.id in readings else ""
-            if f".{op.lower()}type" not in header:
-                problems.append(f"{frag.id} holds {op} in {v.instruction}, but its table is headed {header!r}, "
+            try:
+                text = header(frag)
+            except SpecError:
+                continue  # an erratum that does not apply: reported with the fragment
+            if f".{op.lower()}type" not in text:
+                problems.append(f"{frag.id} holds {op} in {v.instruction}, but its table is headed {text!r}, "
                                 f"not naming .{op.lower()}type: the document gives {op} no layout")
         per = " per MMA computation" if v.a.computations else ""
         if problems:
@@ -89,10 +95,8 @@ def dimensions(spec, readings, fragment_results) -> list:
 
 def _cells(reading, lanes):
     pts = [(lane, i) for lane in lanes for i in range(reading.n)]
-    env = environment(reading.layout, pts)
-    rows = formula_hits(reading.layout.row, env, len(pts))
-    cols = formula_hits(reading.layout.col, env, len(pts))
-    return [(p, (r[0][1] if r else -1, c[0][1] if c else -1)) for p, r, c in zip(pts, rows, cols)]
+    rows, cols = layout_cells(reading.layout, pts)
+    return list(zip(pts, zip(rows, cols)))
 
 
 def _needs_py(operand, held, acc, groups, k_dim):
@@ -283,6 +287,4 @@ def _runs(count, joined):
 
 
 def _bits(row) -> int:
-    from checker.spec.model import KIND_BITS
-
     return KIND_BITS[row.kind] // (row.per_register or 1)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from checker.errors import SourceSpan, SpecError
 from checker.formula.bounds import Bounds
-from checker.formula.evaluate import environment, formula_hits, values
+from checker.formula.evaluate import cells, values
 from checker.formula.lower import _Typer
 
 MAX_POINTS = 1 << 16
@@ -89,23 +89,17 @@ def _side_values(eq: Equation, side: Side, env: dict, size: int):
     n = side.reading.n
     for k in range(size):
         if not 0 <= lanes[k] < 32 or not 0 <= elems[k] < n:
-            point = dict(zip(["%laneid"] + [v for v, _ in eq.variables], eq_point(env, k, eq)))
+            names = ["lane"] + [v for v, _ in eq.variables]
+            point = {("%laneid" if n == "lane" else n): env[n][k] for n in names}
             what = ("lane", lanes[k], "0..31") if not 0 <= lanes[k] < 32 else ("element", elems[k], f"0..{n - 1}")
             field = "lane" if what[0] == "lane" else "element"
             raise SpecError(side.src[field].span(0),
                             f"{eq.id}: {side.name} {what[0]} {what[1]} at {point} is outside {what[2]}")
-    layout = side.reading.layout
-    fenv = environment(layout, list(zip(lanes, elems)))
-    rows = [h[0][1] if h else -1 for h in formula_hits(layout.row, fenv, size)]
-    cols = [h[0][1] if h else -1 for h in formula_hits(layout.col, fenv, size)]
+    rows, cols = cells(side.reading.layout, list(zip(lanes, elems)))
     local = dict(env, row=rows, col=cols)
     out_r = values(side.row, local, size) if side.row is not None else rows
     out_c = values(side.col, local, size) if side.col is not None else cols
     return lanes, elems, out_r, out_c
-
-
-def eq_point(env, k, eq):
-    return [env["lane"][k]] + [env[v][k] for v, _ in eq.variables]
 
 
 def evaluate(eq: Equation):

@@ -8,6 +8,7 @@ hold (for example, which fragments `ldmatrix`'s block layout fits and which it d
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from checker.errors import SpecError
 from checker.formula.parser import parse_expr
@@ -25,10 +26,14 @@ def is_relations_file(path: str) -> bool:
     return os.path.basename(path) == FILE_NAME
 
 
+@dataclass(frozen=True)
 class Relation:
-    def __init__(self, id, statement, rests_on, expect, equation, span):
-        self.id, self.statement, self.rests_on = id, statement, rests_on
-        self.expect, self.equation, self.span = expect, equation, span
+    id: str
+    statement: str
+    rests_on: tuple
+    expect: str  # holds | refuted
+    equation: Equation
+    span: object
 
 
 class _Resolver:
