@@ -50,11 +50,21 @@ def _parser() -> argparse.ArgumentParser:
                     help="the variant, e.g. row.col.f32.f16.f16.f32 (without it: list them)")
     si.add_argument("--seed", type=int, default=0)
     si.add_argument("--format", choices=["text", "json"], default="text")
-    pb = sub.add_parser("probe", help="generate the PTX of every variant; --compile-only assembles it with ptxas")
+    pb = sub.add_parser("probe", help="run every variant's mma on a GPU and write dumps; --compile-only, --synthetic")
     pb.add_argument("paths", nargs="+", metavar="PATH")
-    pb.add_argument("--compile-only", action="store_true", help="assemble every kernel; no GPU needed")
-    pb.add_argument("--arch", default="sm_80,sm_89,sm_90", help="comma-separated targets (default: %(default)s)")
+    pb.add_argument("--out", metavar="DIR", help="where dumps go (default: reports/hardware, or "
+                    "reports/synthetic with --synthetic)")
+    pb.add_argument("--compile-only", action="store_true", help="assemble every kernel with ptxas; no GPU needed")
+    pb.add_argument("--synthetic", action="store_true",
+                    help="write dumps whose D the reference model computes, marked synthetic (no GPU)")
+    pb.add_argument("--arch", default=None, help="comma-separated targets for --compile-only (default: "
+                    "sm_80,sm_89,sm_90) and the one target of --synthetic (default: sm_90)")
+    pb.add_argument("--seed", type=int, default=0)
     pb.add_argument("--format", choices=["text", "json"], default="text")
+    cc = sub.add_parser("crosscheck", help="predict every probe dump from the specs and compare (no GPU)")
+    cc.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders of them")
+    cc.add_argument("--dumps", required=True, action="append", metavar="DIR", help="dump files or folders")
+    cc.add_argument("--format", choices=["text", "json"], default="text")
     sub.add_parser("schema", help="print the spec JSON Schema")
     return p
 
@@ -222,63 +232,162 @@ def cmd_simulate(args, out, err) -> int:
     return 0 if r["equal"] else 1
 
 
-def cmd_probe(args, out, err) -> int:
+def _archs(text: str) -> list:
     import re
 
-    from checker.semantics.variants import variants
-    from checker.spec.load import load_spec
-    from checker.theorems.relations import is_relations_file
-
     archs = []
-    for a in args.arch.split(","):
+    for a in text.split(","):
         m = re.fullmatch(r"sm_(\d{2,3})", a.strip())
         if not m:
             raise UsageError(f"--arch takes targets like sm_80,sm_90, not {a!r}")
         archs.append(int(m.group(1)))
-    if not args.compile_only:
+    return archs
+
+
+def _variants_of(paths) -> list:
+    from checker.semantics.variants import variants
+    from checker.spec.load import load_spec
+    from checker.theorems.relations import is_relations_file
+
+    out = []
+    for path in spec_files(paths):
+        if not is_relations_file(path):
+            out.extend((path, v) for v in variants(load_spec(path)))
+    if not out:
+        raise UsageError("no variant to probe: the paths hold no spec")
+    return out
+
+
+def cmd_probe(args, out, err) -> int:
+    if args.compile_only and args.synthetic:
+        raise UsageError("--compile-only and --synthetic are two different runs; choose one")
+    if not 0 <= args.seed < 1 << 62:
+        raise UsageError("--seed takes 0..2**62-1")
+    if args.compile_only:
+        return _compile_only(args, out)
+    from checker.probe.ptx import min_sm
+    from checker.probe.record import record
+
+    todo = _variants_of(args.paths)
+    device = None
+    if args.synthetic:
+        archs = _archs(args.arch or "sm_90")
+        if len(archs) != 1:
+            raise UsageError("--synthetic takes one --arch: the target its kernels are built for")
+        sm, where = archs[0], args.out or os.path.join("reports", "synthetic")
+    else:
+        from checker.probe.gpu import Device
+
+        device = Device()
+        sm, where = device.sm, args.out or os.path.join("reports", "hardware")
+    written, skipped = [], []
+    t0 = time.perf_counter()
+    for path, v in todo:
+        need = min_sm(v)
+        if need is None or sm < need:
+            skipped.append(f"{v.instruction} (needs sm_{need})")
+            continue
         try:
-            import cuda.core  # noqa: F401 - the optional [gpu] extra
-        except ImportError:
-            raise UsageError("running the probe needs an NVIDIA GPU with its driver and the [gpu] extra "
-                             "(pip install 'ptx-fragment-checker[gpu]'); --compile-only needs neither") from None
-        raise CheckerError("running kernels on a GPU and recording dumps is not built yet; "
-                           "--compile-only assembles every kernel")
+            written.append((v, record(v, path, where, sm, args.seed, device)))
+        except (RuntimeError, ValueError) as exc:
+            raise CheckerError(f"{v.instruction}: {exc}") from None
+    seconds = time.perf_counter() - t0
+    kind = "synthetic (reference model, not hardware)" if device is None else f"hardware ({device.name}, sm_{sm})"
+    if args.format == "json":
+        json.dump({"source": kind, "written": [p for _, p in written], "skipped": skipped,
+                   "seconds": round(seconds, 3),
+                   "launch_seconds": getattr(device, "launch_seconds", {})}, out, indent=1)
+        out.write("\n")
+    else:
+        for v, p in written:
+            out.write(f"wrote {p}\n")
+        for s_ in skipped:
+            out.write(f"skipped {s_}\n")
+        out.write(f"{len(written)} {kind} dumps in {where}, {len(skipped)} skipped; {seconds:.1f} s\n")
+    return 0
+
+
+def _compile_only(args, out) -> int:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from checker.probe import sass
     from checker.probe.assemble import build, ptxas
 
-    tool = ptxas()
+    archs = _archs(args.arch or "sm_80,sm_89,sm_90")
+    tool, disasm = ptxas(), sass.nvdisasm()
+
+    def one(job):
+        _, v, sm = job
+        b = build(v, sm, tool)
+        return b, (sass.disassemble(b.cubin, disasm) if b.ok and disasm else None)
+
+    jobs = [(path, v, sm) for path, v in _variants_of(args.paths) for sm in archs]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # each job is two subprocesses
+        done = list(pool.map(one, jobs))
     rows, worst = [], 0
-    for path in spec_files(args.paths):
-        if is_relations_file(path):
-            continue
-        spec = load_spec(path)
-        for v in variants(spec):
-            for sm in archs:
-                b = build(v, sm, tool)
-                where = next(r.span for r in v.a.table if v.atype in r.types)
-                rows.append({"spec": path, "instruction": v.instruction, "arch": f"sm_{sm}",
-                             "result": {True: "assembled", None: "skipped", False: "rejected"}[b.ok],
-                             "message": b.message, "location": str(where) if b.ok is False else None})
-                if b.ok is False:
-                    worst = 1
-                    if args.format == "text":
-                        regs = ", ".join(f"{op} {r.count} x .{r.kind} at line {r.span.line}"
-                                         for op in "ABCD" for r in v.fragment(op).table if v.type_of(op) in r.types)
-                        out.write(f"{where}: error: ptxas (sm_{sm}) rejects {v.instruction} with the spec's "
-                                  f"registers ({regs}):\n    " + b.message.replace("\n", "\n    ") + "\n")
+    for (path, v, sm), (b, code) in zip(jobs, done):
+        where = next(r.span for r in v.a.table if v.atype in r.types)
+        rows.append({"spec": path, "instruction": v.instruction, "arch": f"sm_{sm}",
+                     "result": {True: "assembled", None: "skipped", False: "rejected"}[b.ok],
+                     "message": b.message, "location": str(where) if b.ok is False else None, "sass": code})
+        if b.ok is False:
+            worst = 1
+            if args.format == "text":
+                regs = ", ".join(f"{op} {r.count} x .{r.kind} at line {r.span.line}"
+                                 for op in "ABCD" for r in v.fragment(op).table if v.type_of(op) in r.types)
+                out.write(f"{where}: error: ptxas (sm_{sm}) rejects {v.instruction} with the spec's "
+                          f"registers ({regs}):\n    " + b.message.replace("\n", "\n    ") + "\n")
     if args.format == "json":
         json.dump(rows, out, indent=1)
         out.write("\n")
-    else:
-        for sm in archs:
-            mine = [r for r in rows if r["arch"] == f"sm_{sm}"]
-            skipped = sorted({r["message"] for r in mine if r["result"] == "skipped"})
-            out.write(f"sm_{sm}: {sum(r['result'] == 'assembled' for r in mine)} assembled, "
-                      f"{sum(r['result'] == 'rejected' for r in mine)} rejected, "
-                      f"{sum(r['result'] == 'skipped' for r in mine)} skipped"
-                      + (f" ({'; '.join(skipped)})" if skipped else "") + "\n")
-    if not rows:
-        raise UsageError("no variant to build: the paths hold no spec")
+        return worst
+    for sm in archs:
+        mine = [r for r in rows if r["arch"] == f"sm_{sm}"]
+        skipped = sorted({r["message"] for r in mine if r["result"] == "skipped"})
+        out.write(f"sm_{sm}: {sum(r['result'] == 'assembled' for r in mine)} assembled, "
+                  f"{sum(r['result'] == 'rejected' for r in mine)} rejected, "
+                  f"{sum(r['result'] == 'skipped' for r in mine)} skipped"
+                  + (f" ({'; '.join(skipped)})" if skipped else "") + "\n")
+        kinds: dict = {}
+        for r in mine:
+            if r["sass"]:
+                ops = sass.tensor_ops(r["sass"]["opcodes"]) or "no tensor-core instruction (emulated)"
+                kinds.setdefault(ops, []).append(r["instruction"].replace("mma.sync.aligned.", ""))
+        for ops, names in sorted(kinds.items()):
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            out.write(f"  SASS {ops}: {len(names)} ({shown})\n")
+    if not disasm:
+        out.write("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)\n")
     return worst
+
+
+def cmd_crosscheck(args, out, err) -> int:
+    from checker.probe.crosscheck import crosscheck, render_text
+    from checker.probe.dump import find
+    from checker.results import exit_code, summary
+    from checker.spec.load import load_spec
+    from checker.theorems.relations import is_relations_file
+
+    t0 = time.perf_counter()
+    specs = [(p, load_spec(p)) for p in spec_files(args.paths) if not is_relations_file(p)]
+    for d in args.dumps:
+        if not os.path.exists(d):
+            raise UsageError(f"no such file or folder: {d}")
+    files = find(args.dumps)
+    if not files:
+        raise UsageError(f"no probe dump (*.dump.json.gz) in {' '.join(args.dumps)}: nothing was checked")
+    results, stats = crosscheck(specs, files)
+    if not any(r.subject for r in results) and not any(r.failed() for r in results):
+        raise UsageError("no dump is of a variant of these specs: nothing was checked")
+    seconds = time.perf_counter() - t0
+    if args.format == "json":
+        json.dump({"summary": summary(results) | {"seconds": round(seconds, 4)} | stats,
+                   "results": [r.as_json() | {"dump": r.detail.get("dump"), "source": r.detail.get("source")}
+                               for r in results]}, out, indent=1)
+        out.write("\n")
+    else:
+        out.write(render_text(results, stats, seconds))
+    return exit_code(results)
 
 
 def cmd_schema(args, out, err) -> int:
@@ -290,7 +399,7 @@ def cmd_schema(args, out, err) -> int:
 
 
 COMMANDS = {"prove": cmd_prove, "validate": cmd_validate, "eval": cmd_eval, "table": cmd_table,
-            "simulate": cmd_simulate, "probe": cmd_probe, "schema": cmd_schema}
+            "simulate": cmd_simulate, "probe": cmd_probe, "crosscheck": cmd_crosscheck, "schema": cmd_schema}
 
 
 def main(argv=None, stdout=None, stderr=None) -> int:

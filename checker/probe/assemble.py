@@ -19,7 +19,15 @@ class Built:
     sm: int
     ok: bool | None  # None: skipped, the variant needs a newer target
     message: str
-    sass_bytes: int = 0
+    cubin: bytes = b""
+
+
+def version(tool: str) -> str:
+    """The last line of `ptxas --version`, e.g. `Build cuda_13.0.r13.0/compiler.36424714_0`."""
+    proc = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=TIMEOUT_S,
+                          stdin=subprocess.DEVNULL)
+    lines = proc.stdout.strip().splitlines()
+    return "ptxas " + (lines[-1].strip() if lines else "(unknown version)")
 
 
 def ptxas() -> str:
@@ -52,4 +60,5 @@ def build(v, sm: int, tool: str | None = None) -> Built:
         if proc.returncode != 0:
             text = (proc.stderr or proc.stdout).strip().replace(src, kernel_name(v) + ".ptx")
             return Built(v, sm, False, text[:2000])
-        return Built(v, sm, True, "assembled", os.path.getsize(out))
+        with open(out, "rb") as fh:
+            return Built(v, sm, True, "assembled", fh.read())

@@ -17,6 +17,9 @@ from checker.semantics.registers import ModelError, geometry, pack, unpack
 from checker.semantics.types import FLOATS
 
 
+CHUNK = 512
+
+
 def geometries(v) -> dict:
     return {op: geometry(v.fragment(op), v.type_of(op)) for op in "ABCD"}
 
@@ -33,19 +36,66 @@ def _mnk(shape: str):
 
 
 def multiply(v, A, B, C) -> np.ndarray:
-    """Exact D for matrices with a leading computation axis."""
+    """Exact D for matrices (..., computations, rows, cols): int64, or float64 where every
+    result is a float64 exactly; a float result float64 cannot hold stays a Fraction (object)."""
     if v.atype == "b1":
-        a = A.astype(np.int64)[:, :, :, None]
-        b = B.astype(np.int64)[:, None, :, :]
-        bits = (a ^ b) if v.op == "xor" else (a & b)
-        return _wrap(bits.sum(axis=2) + C.astype(np.int64))
+        # popc over K of a AND b is a.b for 0/1 entries; of a XOR b, a + b - 2ab summed
+        a, b = A.astype(np.int64), B.astype(np.int64)
+        both = _matmul(a, b)
+        if v.op == "xor":
+            both = a.sum(axis=-1)[..., :, None] + b.sum(axis=-2)[..., None, :] - 2 * both
+        return _wrap(both + C.astype(np.int64))
     if v.atype in FLOATS:
-        frac = np.vectorize(Fraction, otypes=[object])
-        out = np.empty(C.shape, dtype=object)
-        for g in range(C.shape[0]):
-            out[g] = frac(A[g]).dot(frac(B[g])) + frac(C[g])
-        return out
-    return _wrap(np.einsum("gmk,gkn->gmn", A.astype(np.int64), B.astype(np.int64)) + C.astype(np.int64))
+        scaled = _dyadic(A, B, C)
+        return scaled if scaled is not None else _rational(A, B, C)
+    return _wrap(_matmul(A.astype(np.int64), B.astype(np.int64)) + C.astype(np.int64))
+
+
+def _matmul(a, b) -> np.ndarray:
+    """Exact integer a.b: through float64 (BLAS) where no sum can reach 2**53, else int64."""
+    top = float(np.abs(a).max(initial=0)) * float(np.abs(b).max(initial=0)) * a.shape[-1]
+    if top < 2.0 ** 53:
+        return np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.int64)
+    return np.einsum("...mk,...kn->...mn", a, b)
+
+
+def _low_exponent(x) -> int:
+    """The exponent of the lowest set bit over all non-zero values of a float64 array: every
+    value is an integer times 2**that."""
+    x = np.asarray(x, dtype=np.float64)
+    x = x[x != 0]
+    if not x.size:
+        return 0
+    m, e = np.frexp(np.abs(x))
+    mi = (m * float(1 << 53)).astype(np.int64)
+    tz = np.frexp((mi & -mi).astype(np.float64))[1] - 1
+    return int((e - 53 + tz).min())
+
+
+def _dyadic(A, B, C):
+    """A.B + C in int64 after scaling every value to an integer: exact, and fast. None where the
+    scaled integers could overflow int64 or the result would not be a float64 exactly."""
+    ea, eb, ec = _low_exponent(A), _low_exponent(B), _low_exponent(C)
+    s = min(ea + eb, ec)
+    k = A.shape[-1]
+    top = lambda x, e: float(np.abs(x).max(initial=0)) * 2.0 ** -e  # noqa: E731
+    bound = top(A, ea) * top(B, eb) * k * 2.0 ** (ea + eb - s) + top(C, s)
+    if bound >= 2.0 ** 53:
+        return None
+    Ai = np.ldexp(A, -ea).astype(np.int64)
+    Bi = np.ldexp(B, -eb).astype(np.int64)
+    Ci = np.ldexp(C, -s).astype(np.int64)
+    Di = _matmul(Ai, Bi) * (1 << (ea + eb - s)) + Ci
+    return np.ldexp(Di.astype(np.float64), s)
+
+
+def _rational(A, B, C):
+    frac = np.vectorize(Fraction, otypes=[object])
+    a, b, c = frac(A), frac(B), frac(C)
+    out = np.empty(C.shape, dtype=object)
+    for idx in np.ndindex(C.shape[:-2]):
+        out[idx] = a[idx].dot(b[idx]) + c[idx]
+    return out
 
 
 def _wrap(x):
@@ -53,9 +103,9 @@ def _wrap(x):
 
 
 def exact_values(v, D) -> np.ndarray:
-    """Exact results as float64 (floats) or int64, refusing any that .dtype cannot hold exactly."""
+    """Exact results as float64 (floats) or int64, refusing any that float64 cannot hold exactly."""
     if D.dtype != object:
-        return D.astype(np.int64)
+        return D
     out = np.array([float(x) for x in D.ravel()]).reshape(D.shape)
     if any(Fraction(f) != x for f, x in zip(out.ravel(), D.ravel())):
         raise ModelError("a result is not exactly representable in float64; choose exact inputs")
@@ -63,7 +113,13 @@ def exact_values(v, D) -> np.ndarray:
 
 
 def execute(v, a_regs, b_regs, c_regs, geo=None) -> np.ndarray:
+    """Register images (..., 32, count) of A, B, C -> those of D; leading axes are a batch,
+    run in chunks so a batch of thousands of .b1 warps stays within memory."""
     geo = geo or geometries(v)
+    a_regs, b_regs, c_regs = (np.asarray(x) for x in (a_regs, b_regs, c_regs))
+    if a_regs.ndim == 3 and len(a_regs) > CHUNK:
+        return np.concatenate([execute(v, a_regs[s:s + CHUNK], b_regs[s:s + CHUNK], c_regs[s:s + CHUNK], geo)
+                               for s in range(0, len(a_regs), CHUNK)])
     shp = shapes(v)
     A = unpack(geo["A"], a_regs, shp["A"])
     B = unpack(geo["B"], b_regs, shp["B"])

@@ -60,45 +60,55 @@ def _group_of(g: Geometry) -> np.ndarray:
 
 
 def pack(g: Geometry, matrices: np.ndarray) -> np.ndarray:
-    """matrices: (computations, rows, cols) -> register image (32, count)."""
+    """matrices (..., computations, rows, cols), or (rows, cols) -> register images (..., 32, count):
+    any leading axes are a batch of warps."""
     mats = np.asarray(matrices)
     if mats.ndim == 2:
         mats = mats[None]
-    nrows, ncols = mats.shape[1:]
+    nrows, ncols = mats.shape[-2:]
     if ((g.rows < 0) | (g.rows >= nrows) | (g.cols < 0) | (g.cols >= ncols)).any():
         raise ModelError(f"{g.fragment.id}: the layout sends an element outside the {nrows}x{ncols} matrix")
     owner = _group_of(g)
-    values = mats[owner[:, None], g.rows, g.cols]  # (32, n)
+    values = mats[..., owner[:, None], g.rows, g.cols]  # (..., 32, n)
     bits = to_bits(g.type, values)
-    regs = np.zeros((32, g.count), dtype=np.uint64)
+    regs = np.zeros(values.shape[:-1] + (g.count,), dtype=np.uint64)
     width = BITS[g.type]
     for i in range(g.n):
-        regs[:, i // g.per_register] |= bits[:, i] << np.uint64((i % g.per_register) * width)
+        regs[..., i // g.per_register] |= bits[..., i] << np.uint64((i % g.per_register) * width)
     return regs
 
 
-def unpack(g: Geometry, regs: np.ndarray, shape: tuple) -> np.ndarray:
-    """Register image -> (computations, rows, cols) float64 or int64 values. A cell no element
-    lands on, or two elements land on, is a ModelError naming it."""
+def elements(g: Geometry, regs: np.ndarray) -> np.ndarray:
+    """Register images (..., 32, count) -> raw element bits (..., 32, n)."""
     regs = np.asarray(regs, dtype=np.uint64)
-    width = BITS[g.type]
-    mask = np.uint64((1 << width) - 1)
+    idx = np.arange(g.n)
+    shifts = ((idx % g.per_register) * BITS[g.type]).astype(np.uint64)
+    return (regs[..., idx // g.per_register] >> shifts) & np.uint64((1 << BITS[g.type]) - 1)
+
+
+def _gather_index(g: Geometry, shape: tuple) -> np.ndarray:
+    """For every cell of (computations, rows, cols), flattened: the flat (lane, i) slot that
+    holds it. A cell no slot holds, or two do, is a ModelError naming it."""
     owner = _group_of(g)
-    raw = np.zeros((32, g.n), dtype=np.uint64)
-    for i in range(g.n):
-        raw[:, i] = (regs[:, i // g.per_register] >> np.uint64((i % g.per_register) * width)) & mask
-    values = from_bits(g.type, raw)
-    out = np.zeros((len(g.groups),) + tuple(shape), dtype=values.dtype)
-    hits = np.zeros(out.shape, dtype=np.int64)
-    for lane in range(32):
-        for i in range(g.n):
-            r, c = g.rows[lane, i], g.cols[lane, i]
-            if 0 <= r < shape[0] and 0 <= c < shape[1]:
-                out[owner[lane], r, c] = values[lane, i]
-                hits[owner[lane], r, c] += 1
+    lanes = np.broadcast_to(np.arange(32)[:, None], g.rows.shape)
+    inside = (g.rows >= 0) & (g.rows < shape[0]) & (g.cols >= 0) & (g.cols < shape[1])
+    flat = (owner[lanes] * shape[0] + g.rows) * shape[1] + g.cols
+    cells = (len(g.groups),) + tuple(shape)
+    hits = np.bincount(flat[inside], minlength=int(np.prod(cells))).reshape(cells)
     bad = np.argwhere(hits != 1)
     if len(bad):
         k, r, c = bad[0]
         raise ModelError(f"{g.fragment.id}: cell [{r}][{c}]{f' of computation {k + 1}' if len(g.groups) > 1 else ''} "
                          f"is held by {hits[k, r, c]} elements, not exactly one")
-    return out
+    index = np.empty(hits.size, dtype=np.int64)
+    index[flat[inside]] = np.nonzero(inside.ravel())[0]
+    return index, cells
+
+
+def unpack(g: Geometry, regs: np.ndarray, shape: tuple) -> np.ndarray:
+    """Register images (..., 32, count) -> (..., computations, rows, cols) float64 or int64
+    values. A cell no element lands on, or two elements land on, is a ModelError naming it."""
+    index, cells = _gather_index(g, shape)
+    values = from_bits(g.type, elements(g, regs))
+    flat = values.reshape(values.shape[:-2] + (32 * g.n,))
+    return np.take(flat, index, axis=-1).reshape(values.shape[:-2] + cells)

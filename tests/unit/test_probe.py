@@ -14,10 +14,21 @@ pytestmark = pytest.mark.skipif(not os.environ.get("CI") and shutil.which("ptxas
                                 reason="needs NVIDIA's ptxas (CUDA toolkit)")
 
 
-def test_every_seed_variant_assembles(run):
-    r = run("probe", SPECS, "--compile-only", "--arch", "sm_80,sm_89,sm_90", "--format", "json")
-    assert r.code == 0, r.out + r.err
-    rows = json.loads(r.out)
+@pytest.fixture(scope="module")
+def compiled():
+    """One --compile-only run over every seed variant and target, shared by the tests below."""
+    import io
+
+    from checker.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["probe", SPECS, "--compile-only", "--arch", "sm_80,sm_89,sm_90", "--format", "json"], out, err)
+    assert code == 0, out.getvalue() + err.getvalue()
+    return json.loads(out.getvalue())
+
+
+def test_every_seed_variant_assembles(compiled):
+    rows = compiled
     by_arch = {}
     for x in rows:
         by_arch.setdefault(x["arch"], []).append(x["result"])
@@ -49,9 +60,25 @@ def test_the_kernel_only_moves_registers():
 
 def test_running_without_a_gpu_is_a_clear_error(run):
     r = run("probe", os.path.join(SPECS, "m8n8k4.yaml"))
-    assert r.code == 2 and "needs an NVIDIA GPU" in r.err and "--compile-only needs neither" in r.err
+    assert r.code == 2 and "--compile-only and --synthetic need" in r.err  # no cuda-python, or no GPU
 
 
 def test_bad_arch_is_a_usage_error(run):
     r = run("probe", SPECS, "--compile-only", "--arch", "hopper")
     assert r.code == 2 and "--arch takes targets like sm_80" in r.err
+
+
+def test_sass_shows_what_runs_on_tensor_cores(compiled):
+    """nvdisasm (the [test] extra) reads the SASS: on sm_90 m8n8k4 .f16 has no tensor-core
+    instruction, .s4 becomes two .s8 IMMAs and .xor.popc two AND.POPC BMMAs."""
+    from checker.probe import sass
+
+    if sass.nvdisasm() is None and not os.environ.get("CI"):
+        pytest.skip("needs nvdisasm")
+    rows = {x["instruction"].replace("mma.sync.aligned.", ""): x["sass"] for x in compiled if x["arch"] == "sm_90"}
+    assert rows["m8n8k4.row.col.f16.f16.f16.f16"]["emulated"] is True
+    assert rows["m8n8k4.row.col.f16.f16.f16.f16"]["opcodes"].get("SHFL.IDX", 0) > 0
+    assert rows["m8n8k32.row.col.s32.s4.s4.s32"]["opcodes"]["IMMA.8816.S8.S8"] == 2
+    assert rows["m16n8k256.row.col.s32.b1.b1.s32.xor.popc"]["opcodes"]["BMMA.168256.AND.POPC"] == 2
+    assert rows["m16n8k16.row.col.f32.f16.f16.f32"] == {"opcodes": rows["m16n8k16.row.col.f32.f16.f16.f32"]["opcodes"],
+                                                         "tensor_core": 1, "emulated": False}

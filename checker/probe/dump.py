@@ -1,0 +1,138 @@
+"""Probe dumps, format version 1 (checker/probe/dump.schema.json describes every field).
+
+One gzip-compressed JSON object per variant: where it came from (`source`: hardware, or
+synthetic when the reference model computed D; a synthetic dump says nothing about hardware),
+the device, the exact instruction, the spec file and its hash, the kernel (PTX hash, SASS
+opcode counts), the seed and the pattern blocks (checker.probe.patterns), and the register
+images of A, B, C and D: (warps, 32 lanes, registers) little-endian words, base64.
+
+Deterministic: keys sorted, no timestamps, gzip header without name or time, so the same probe
+writes the same bytes. Reading is bounded (compressed and expanded sizes) and schema-checked,
+since dumps arrive in pull requests like specs do.
+"""
+from __future__ import annotations
+
+import base64
+import functools
+import gzip
+import hashlib
+import io
+import json
+import os
+from dataclasses import dataclass
+from importlib import resources
+
+import numpy as np
+
+from checker.errors import SourceSpan, SpecError
+
+FORMAT = "ptx-fragment-checker/probe-dump"
+VERSION = 1
+SUFFIX = ".dump.json.gz"
+MAX_COMPRESSED = 16 << 20
+MAX_EXPANDED = 256 << 20
+SYNTHETIC_NOTE = ("SYNTHETIC: D was computed by checker's reference model from the spec, not by a GPU. "
+                  "It tests the crosscheck path only and says nothing about what hardware does.")
+
+
+@dataclass
+class Dump:
+    path: str
+    header: dict  # everything but the register data
+    registers: dict  # A, B, C, D -> (warps, 32, count) uint64
+
+    @property
+    def synthetic(self) -> bool:
+        return self.header["source"] == "synthetic"
+
+
+def file_name(shape: str, variant: str) -> str:
+    return f"{shape}.{variant}{SUFFIX}"
+
+
+def sha256_file(path: str) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
+
+
+def _encode(regs: np.ndarray, bits: int) -> dict:
+    dtype = "<u4" if bits == 32 else "<u8"
+    return {"bits": bits, "shape": list(regs.shape), "data": base64.b64encode(regs.astype(dtype).tobytes()).decode()}
+
+
+def write(path: str, header: dict, registers: dict, bits: dict) -> None:
+    doc = dict(header, format=FORMAT, version=VERSION,
+               registers={op: _encode(registers[op], bits[op]) for op in "ABCD"})
+    _validator().validate(doc)
+    raw = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
+    buf = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
+        gz.write(raw)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "wb") as fh:
+        fh.write(buf.getvalue())
+
+
+@functools.lru_cache(maxsize=None)
+def _validator():
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(json.loads(resources.files("checker.probe").joinpath("dump.schema.json").read_text()))
+
+
+def _bad(path: str, message: str) -> SpecError:
+    return SpecError(SourceSpan(path, 1, 1), message)
+
+
+def read(path: str) -> Dump:
+    """A dump, or a SpecError saying what is wrong with the file."""
+    if os.path.getsize(path) > MAX_COMPRESSED:
+        raise _bad(path, f"dump is larger than {MAX_COMPRESSED >> 20} MiB compressed")
+    try:
+        with gzip.open(path, "rb") as gz:
+            raw = gz.read(MAX_EXPANDED + 1)
+    except (OSError, EOFError) as exc:
+        raise _bad(path, f"not a gzip file: {exc}") from None
+    if len(raw) > MAX_EXPANDED:
+        raise _bad(path, f"dump expands to more than {MAX_EXPANDED >> 20} MiB")
+    try:
+        doc = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise _bad(path, f"not JSON: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise _bad(path, f"not a probe dump (expected \"format\": \"{FORMAT}\")")
+    if doc.get("version") != VERSION:
+        raise _bad(path, f"dump format version {doc.get('version')!r}; this checker reads version {VERSION}")
+    errors = sorted(_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        where = ".".join(str(p) for p in e.absolute_path) or "the top"
+        raise _bad(path, f"at {where}: {e.message[:300]}")
+    registers = {}
+    warps = sum(b["count"] for b in doc["patterns"])
+    for op, enc in doc["registers"].items():
+        try:
+            data = base64.b64decode(enc["data"], validate=True)
+        except ValueError:
+            raise _bad(path, f"registers.{op}.data is not base64") from None
+        shape = tuple(enc["shape"])
+        if shape[0] != warps or shape[1] != 32:
+            raise _bad(path, f"registers.{op} has shape {list(shape)}; the patterns need [{warps}, 32, registers]")
+        if len(data) != int(np.prod(shape)) * enc["bits"] // 8:
+            raise _bad(path, f"registers.{op} holds {len(data)} bytes, not the {list(shape)} its shape says")
+        registers[op] = np.frombuffer(data, dtype="<u4" if enc["bits"] == 32 else "<u8").reshape(shape).astype(np.uint64)
+    header = {k: v for k, v in doc.items() if k != "registers"}
+    return Dump(path, header, registers)
+
+
+def find(paths) -> list:
+    """Every dump file under the given folders or files, sorted."""
+    out = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, names in os.walk(p):
+                dirs.sort()
+                out.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(SUFFIX))
+        elif os.path.exists(p):
+            out.append(p)
+    return out
