@@ -24,7 +24,9 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     pr = sub.add_parser("prove", help="prove every property of every fragment")
     pr.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders of them")
-    pr.add_argument("--format", choices=["text", "json"], default="text")
+    pr.add_argument("--format", choices=["text", "json", "sarif", "junit"], default="text")
+    pr.add_argument("--output", metavar="FILE", help="write the report here instead of stdout (the text "
+                    "summary still goes to stdout)")
     pr.add_argument("--no-cross-check", action="store_true",
                     help="skip the plain-Python engine that checks every z3 verdict")
     pr.add_argument("--dump-smt", metavar="DIR", help="write every named z3 query as SMT-LIB")
@@ -65,8 +67,23 @@ def _parser() -> argparse.ArgumentParser:
     cc.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders of them")
     cc.add_argument("--dumps", required=True, action="append", metavar="DIR", help="dump files or folders")
     cc.add_argument("--format", choices=["text", "json"], default="text")
+    df = sub.add_parser("diff", help="what an edit changes: entries that move, fragments, verdicts")
+    df.add_argument("paths", nargs="*", metavar="PATH",
+                    help="OLD NEW (two spec files), or with --base the spec files or folders (default: specs/)")
+    df.add_argument("--base", metavar="REV", help="compare the working tree with this git revision")
+    df.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    df.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
     sub.add_parser("schema", help="print the spec JSON Schema")
     return p
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ptx-fragment-checker")
+    except PackageNotFoundError:  # pragma: no cover - a source tree on sys.path
+        return "source"
 
 
 def spec_files(paths) -> list:
@@ -97,14 +114,29 @@ def cmd_prove(args, out, err) -> int:
     opts = Options(cross_check=not args.no_cross_check, dump_smt=args.dump_smt, jobs=args.jobs)
     results = prove_paths(files, opts)
     seconds = time.perf_counter() - t0
-    if args.format == "json":
-        json.dump({"summary": summary(results) | {"specs": len(files), "seconds": round(seconds, 4)},
-                   "results": [r.as_json() for r in results]}, out, indent=1)
-        out.write("\n")
-    else:
-        from checker.theorems.relations import is_relations_file
+    from checker.theorems.relations import is_relations_file
 
-        out.write(prove_report(results, seconds, len(files), sum(map(is_relations_file, files))))
+    text = prove_report(results, seconds, len(files), sum(map(is_relations_file, files)))
+    if args.format == "json":
+        report = json.dumps({"summary": summary(results) | {"specs": len(files), "seconds": round(seconds, 4)},
+                             "results": [r.as_json() for r in results]}, indent=1) + "\n"
+    elif args.format == "sarif":
+        from checker.report.sarif import render
+
+        report = json.dumps(render(results, _version()), indent=1) + "\n"
+    elif args.format == "junit":
+        from checker.report.junit import render
+
+        report = render(results, seconds)
+    else:
+        report = text
+    if args.output:
+        with open(args.output, "w") as fh:
+            fh.write(report)
+        if args.format != "text":
+            out.write(text)
+    else:
+        out.write(report)
     return exit_code(results)
 
 
@@ -390,6 +422,33 @@ def cmd_crosscheck(args, out, err) -> int:
     return exit_code(results)
 
 
+def cmd_diff(args, out, err) -> int:
+    from checker.diff.compare import diff_base, diff_files
+    from checker.report import diff as render
+
+    if args.base:
+        diffs = diff_base(args.base, args.paths or ["specs"], spec_files)
+    else:
+        if len(args.paths) != 2:
+            raise UsageError("diff takes OLD NEW (two spec files), or --base REV [PATH...]")
+        for p in args.paths:
+            if not os.path.isfile(p):
+                raise UsageError(f"no such file: {p}")
+        diffs = [diff_files(args.paths[0], args.paths[1], args.paths[1])]
+    if args.format == "json":
+        report = json.dumps(render.as_json(diffs), indent=1) + "\n"
+    elif args.format == "markdown":
+        report = render.as_markdown(diffs)
+    else:
+        report = render.as_text(diffs)
+    if args.output:
+        with open(args.output, "w") as fh:
+            fh.write(report)
+    else:
+        out.write(report)
+    return 1 if any(d.worse for d in diffs) else 0
+
+
 def cmd_schema(args, out, err) -> int:
     from checker.spec.load import schema
 
@@ -399,7 +458,8 @@ def cmd_schema(args, out, err) -> int:
 
 
 COMMANDS = {"prove": cmd_prove, "validate": cmd_validate, "eval": cmd_eval, "table": cmd_table,
-            "simulate": cmd_simulate, "probe": cmd_probe, "crosscheck": cmd_crosscheck, "schema": cmd_schema}
+            "simulate": cmd_simulate, "probe": cmd_probe, "crosscheck": cmd_crosscheck, "diff": cmd_diff,
+            "schema": cmd_schema}
 
 
 def main(argv=None, stdout=None, stderr=None) -> int:

@@ -1,0 +1,78 @@
+"""`checker diff` as text, JSON, or the Markdown a bot posts on a pull request."""
+from __future__ import annotations
+
+from checker.diff.entries import summary
+
+_MAX_VERDICTS = 40
+
+
+def _verdict_line(what, old, new) -> str:
+    return f"{what}: {old or '(absent)'} -> {new or '(absent)'}"
+
+
+def as_json(diffs: list) -> dict:
+    return {"specs": [{
+        "path": d.path, "status": d.status, "worse": d.worse, "errors": d.errors,
+        "fragments_added": d.added, "fragments_removed": d.removed,
+        "fragments": [{"fragment": f.fragment, "summary": summary(f), "moved": len(f.moved), "entries": f.total,
+                       "changes": f.header,
+                       "entries_moved": [{"lane": m[0], "i": m[1], "old": list(m[2]) if m[2] else None,
+                                          "new": list(m[3]) if m[3] else None} for m in f.moved]}
+                      for f in d.fragments],
+        "verdicts": [{"what": w, "old": o, "new": n} for w, o, n in d.verdicts]} for d in diffs],
+        "worse": any(d.worse for d in diffs)}
+
+
+def as_text(diffs: list) -> str:
+    lines = []
+    for d in diffs:
+        lines.append(f"{d.path}: {d.status}" + (" (a verdict got worse)" if d.worse else ""))
+        for e in d.errors:
+            lines.append(f"  {e}")
+        if d.added:
+            lines.append(f"  fragments added: {', '.join(d.added)}")
+        if d.removed:
+            lines.append(f"  fragments removed: {', '.join(d.removed)}")
+        for f in d.fragments:
+            lines.append(f"  {summary(f)}")
+        for w, o, n in d.verdicts[:_MAX_VERDICTS]:
+            lines.append(f"  verdict {_verdict_line(w, o, n)}")
+        if len(d.verdicts) > _MAX_VERDICTS:
+            lines.append(f"  ... {len(d.verdicts) - _MAX_VERDICTS} more verdict changes (--format json lists all)")
+    if not diffs:
+        lines.append("no spec file changed")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def as_markdown(diffs: list) -> str:
+    worse = any(d.worse for d in diffs)
+    lines = ["### ptx-fragment-checker: what this change does to the specs", "",
+             ("**A verdict got worse** — see below." if worse else "No verdict got worse."), ""]
+    if not diffs:
+        lines.append("No spec file changed.")
+    for d in diffs:
+        lines.append(f"#### `{d.path}` — {d.status}")
+        lines.append("")
+        for e in d.errors:
+            lines.append(f"- :x: {_cell(e)}")
+        if d.added:
+            lines.append(f"- fragments added: {', '.join(f'`{x}`' for x in d.added)}")
+        if d.removed:
+            lines.append(f"- fragments removed: {', '.join(f'`{x}`' for x in d.removed)}")
+        if d.fragments:
+            lines += ["", "| fragment | what moves |", "| --- | --- |"]
+            for f in d.fragments:
+                lines.append(f"| `{f.fragment}` | {_cell(summary(f).split(': ', 1)[1])} |")
+        if d.verdicts:
+            lines += ["", "| what | before | after |", "| --- | --- | --- |"]
+            for w, o, n in d.verdicts[:_MAX_VERDICTS]:
+                mark = " :x:" if n not in (None, "PROVED", "ERRATUM-CONFIRMED", "REFUTED-AS-DECLARED") else ""
+                lines.append(f"| {_cell(w)} | {o or '—'} | {n or '—'}{mark} |")
+            if len(d.verdicts) > _MAX_VERDICTS:
+                lines.append(f"\n{len(d.verdicts) - _MAX_VERDICTS} more verdict changes are in `--format json`.")
+        lines.append("")
+    return "\n".join(lines) + "\n"

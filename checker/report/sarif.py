@@ -1,0 +1,87 @@
+"""SARIF 2.1.0 for code scanning: every refuted, unknown or malformed result is an `error` at its
+YAML line, so a pull request's diff is annotated where the spec breaks; confirmed errata and
+refutations a spec declares are `note`s. Proved results are not listed (SARIF lists findings)."""
+from __future__ import annotations
+
+import os
+
+from checker.results import PROVED, SPEC_ERROR, UNKNOWN
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFO_URI = "https://github.com/ptx-fragment-checker/ptx-fragment-checker"
+RULES = {
+    "load": "The spec file loads: YAML, structure (JSON Schema) and meaning",
+    "syntax": "The printed formula parses (an erratum predicts where it does not)",
+    "fragment-shape": "Element count = registers x elements per register; names a0..aN-1",
+    "defined": "Exactly one formula piece applies for every lane and element",
+    "in-range": "Every element lands inside the matrix",
+    "injective": "No two (lane, element) pairs hold the same matrix cell",
+    "covers": "Every matrix cell is held by some lane and element",
+    "dimensions": "A, B and C/D fragments of one instruction agree on M, N and K",
+    "computations": "Each MMA computation's lanes hold every row and column it needs",
+    "shared-layout": "Types sharing one table name the same elements",
+    "packing": "Register contents are contiguous along the fragment's contiguous dimension",
+    "relation": "A cell equation between two fragments (specs/relations.yaml)",
+    "predicts": "The spec predicts a probe dump bit for bit",
+    "identifies-A": "Every A slot is where the spec puts it (probe identification)",
+    "identifies-B": "Every B slot is where the spec puts it (probe identification)",
+    "identifies-D": "Every D slot is where the spec puts it (probe identification)",
+    "dump": "A probe dump file is well formed",
+}
+
+
+def _region(location: str | None):
+    """'file:line:col' -> (uri, line, col); a bare path -> (uri, 1, 1)."""
+    if not location:
+        return None
+    parts = location.rsplit(":", 2)
+    if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+        path, line, col = parts[0], int(parts[1]), int(parts[2])
+    else:
+        path, line, col = location, 1, 1
+    if os.path.isabs(path):
+        path = os.path.relpath(path)
+    return path.replace(os.sep, "/"), max(line, 1), max(col, 1)
+
+
+def _message(r) -> str:
+    head = f"{r.fragment} " if r.fragment else ""
+    subject = f"{r.subject}: " if r.subject else ""
+    verdict = {SPEC_ERROR: "spec error", UNKNOWN: "unknown (z3 gave no answer: never a pass)"}.get(r.verdict, r.verdict.lower())
+    text = f"{head}{r.property} {verdict}: {subject}{r.message}".strip()
+    cex = r.counterexample or {}
+    if cex.get("replay"):
+        text += f"\nreplay: {cex['replay']}"
+    return text
+
+
+def render(results: list, version: str) -> dict:
+    findings = []
+    rule_ids = []
+    for r in results:
+        if r.verdict == PROVED:
+            continue
+        rule = r.property if r.property in RULES else "relation" if r.property.startswith("relation") else r.property
+        if rule not in rule_ids:
+            rule_ids.append(rule)
+        level = "note" if (r.erratum or r.declared) else "error"
+        item = {"ruleId": rule, "ruleIndex": rule_ids.index(rule), "level": level,
+                "message": {"text": _message(r)}}
+        where = _region(r.location or r.spec)
+        if where:
+            uri, line, col = where
+            item["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": uri},
+                                                       "region": {"startLine": line, "startColumn": col}}}]
+        props = {"verdict": r.verdict, "spec": r.spec}
+        if r.counterexample:
+            props["counterexample"] = r.counterexample
+        if r.erratum:
+            props["erratum"] = True
+        item["properties"] = props
+        findings.append(item)
+    rules = [{"id": rid, "shortDescription": {"text": RULES.get(rid, rid)}} for rid in rule_ids]
+    return {"$schema": SCHEMA, "version": "2.1.0",
+            "runs": [{"tool": {"driver": {"name": "ptx-fragment-checker", "version": version,
+                                          "informationUri": INFO_URI, "rules": rules}},
+                      "results": findings,
+                      "properties": {"checked": len(results)}}]}

@@ -1,0 +1,199 @@
+"""The CI gate on spec edits: `checker diff`, SARIF 2.1.0 and JUnit output, the GitHub workflow
+and the pre-commit hooks, and the README's worked example end to end: a realistic bad edit of a
+seed spec fails the gate at its line with a counterexample, and the diff shows what moved."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import ROOT, SPECS
+
+BIN = os.path.dirname(sys.executable)
+
+# The worked example (README "CI gate"): someone "simplifies" A's row condition of m16n8k16
+# .f16/.bf16 to `i < 4`, reading a0..a3 as one row the way C's c0..c3 are read.
+GOOD = "row = groupID for ai where 0 <= i < 2 || 4 <= i < 6"
+BAD = "row = groupID for ai where i < 4"
+
+
+def bad_edit(folder) -> str:
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "m16n8k16.yaml")
+    text = open(os.path.join(SPECS, "m16n8k16.yaml")).read()
+    assert GOOD in text
+    with open(path, "w") as fh:
+        fh.write(text.replace(GOOD, BAD, 1))
+    return path
+
+
+def test_worked_example_the_gate_fails_at_the_line(run, tmp_path):
+    path = bad_edit(str(tmp_path / "specs"))
+    r = run("prove", path)
+    assert r.code == 1
+    assert (f"{path}:30:17: error: A.f16 injective refuted: A.f16 is not injective: "
+            "lane 0 a0 and lane 0 a2 both hold A[0][0]") in r.out
+    assert f"replay: checker eval {path} --fragment A.f16 --lane 0 --i 0" in r.out
+    assert f"{path}:30:11: error: A.f16 covers refuted: A.f16 does not cover A[0][8]: no lane holds it" in r.out
+
+
+def test_worked_example_the_diff_shows_what_moved(run, tmp_path):
+    path = bad_edit(str(tmp_path / "specs"))
+    r = run("diff", os.path.join(SPECS, "m16n8k16.yaml"), path)
+    assert r.code == 1  # a verdict got worse
+    assert "A.f16: 128 of 256 entries move: lanes 0\u201331, a2\u2013a5, row -8 (64), row +8 (64)" in r.out
+    assert "verdict A.f16 injective: PROVED -> REFUTED" in r.out
+    assert "verdict A.f16 covers: PROVED -> REFUTED" in r.out
+    assert "  B.f16:" not in r.out and r.out.count("entries move") == 1  # nothing else moved
+    md = run("diff", os.path.join(SPECS, "m16n8k16.yaml"), path, "--format", "markdown")
+    assert "| `A.f16` | 128 of 256 entries move: lanes 0\u201331, a2\u2013a5, row -8 (64), row +8 (64) |" in md.out
+    assert "| A.f16 injective | PROVED | REFUTED :x: |" in md.out
+    js = json.loads(run("diff", os.path.join(SPECS, "m16n8k16.yaml"), path, "--format", "json").out)
+    frag = js["specs"][0]["fragments"][0]
+    assert js["worse"] and frag["moved"] == 128 and frag["entries"] == 256
+    assert {"lane": 0, "i": 2, "old": [8, 0], "new": [0, 0]} in frag["entries_moved"]
+
+
+def test_diff_of_identical_files_and_of_a_harmless_edit(run, tmp_path):
+    same = run("diff", os.path.join(SPECS, "m8n8k4.yaml"), os.path.join(SPECS, "m8n8k4.yaml"))
+    assert same.code == 0 and "unchanged" in same.out
+    # the same layout written another way: i >= 4 for `Otherwise`; nothing moves, nothing changes
+    text = open(os.path.join(SPECS, "m16n8k16.yaml")).read()
+    d = tmp_path / "m16n8k16.yaml"
+    d.write_text(text.replace("row = groupID for ai where i < 4\n          groupID + 8 for ai where i >= 4",
+                              "row = groupID for ai where i < 4\n          groupID + 8 Otherwise", 1))
+    assert d.read_text() != text
+    r = run("diff", os.path.join(SPECS, "m16n8k16.yaml"), str(d))
+    assert r.code == 0 and "unchanged" in r.out
+
+
+def _git(cwd, *args):
+    subprocess.run(["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args], cwd=cwd,
+                   check=True, capture_output=True)
+
+
+def test_diff_against_a_git_revision(run, tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    shutil.copytree(SPECS, repo / "specs")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "seed")
+    bad_edit(str(repo / "specs"))
+    os.remove(repo / "specs" / "m8n8k32.yaml")
+    monkeypatch.chdir(repo)
+    r = run("diff", "--base", "HEAD")
+    assert r.code == 1
+    assert "specs/m16n8k16.yaml: modified (a verdict got worse)" in r.out
+    assert "A.f16: 128 of 256 entries move" in r.out
+    assert "specs/m8n8k32.yaml: removed" in r.out
+    assert "m8n8k4.yaml" not in r.out  # unchanged files are not listed
+    bad = run("diff", "--base", "no-such-rev")
+    assert bad.code == 2 and "git rev-parse" in bad.err
+
+
+def test_sarif_validates_against_sarif_2_1_0_and_locates_the_failure(run, tmp_path):
+    from pydantic import ValidationError
+    from pydantic_sarif.model import StaticAnalysisResultsFormatSarifVersion210JsonSchema as Sarif
+
+    path = bad_edit(str(tmp_path / "specs"))
+    r = run("prove", path, "--format", "sarif")
+    assert r.code == 1
+    doc = json.loads(r.out)
+    Sarif.model_validate(doc)  # the pydantic model generated from OASIS's sarif-schema-2.1.0.json
+    errors = [x for x in doc["runs"][0]["results"] if x["level"] == "error"]
+    inj = next(x for x in errors if x["ruleId"] == "injective")
+    region = inj["locations"][0]["physicalLocation"]
+    assert region["region"] == {"startLine": 30, "startColumn": 17}
+    assert region["artifactLocation"]["uri"].endswith("specs/m16n8k16.yaml")
+    assert "lane 0 a0 and lane 0 a2 both hold A[0][0]" in inj["message"]["text"]
+    notes = [x for x in doc["runs"][0]["results"] if x["level"] == "note"]
+    assert len(notes) == 4  # the errata of m16n8k16, confirmed
+    clean = json.loads(run("prove", SPECS, "--format", "sarif").out)
+    Sarif.model_validate(clean)
+    assert not [x for x in clean["runs"][0]["results"] if x["level"] == "error"]
+    doc["runs"][0]["results"][0]["level"] = "fatal"  # the validator can fail
+    with pytest.raises(ValidationError):
+        Sarif.model_validate(doc)
+
+
+def test_junit_lists_every_result_and_fails_the_broken_ones(run, tmp_path):
+    path = bad_edit(str(tmp_path / "specs"))
+    out = tmp_path / "junit.xml"
+    r = run("prove", path, "--format", "junit", "--output", str(out))
+    assert r.code == 1 and "refuted" in r.out  # the text summary still goes to stdout
+    root = ET.parse(out).getroot()
+    assert root.tag == "testsuites" and int(root.get("failures")) >= 2 and root.get("errors") == "0"
+    cases = root.findall(".//testcase")
+    assert len(cases) == int(root.get("tests"))
+    failed = {c.get("classname").rsplit(".", 1)[-1] + " " + c.get("name") for c in cases if c.find("failure") is not None}
+    assert {"f16 injective", "f16 covers"} <= failed
+
+
+def test_the_gate_fails_when_it_checks_nothing(run, tmp_path):
+    r = run("prove", str(tmp_path))
+    assert r.code == 2 and "nothing was checked" in r.err
+
+
+def test_the_workflow_validates_against_the_github_workflow_schema(tmp_path):
+    wf = os.path.join(ROOT, ".github", "workflows", "spec-gate.yml")
+    cmd = [os.path.join(BIN, "check-jsonschema"), "--builtin-schema", "vendor.github-workflows"]
+    ok = subprocess.run(cmd + [wf], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    text = open(wf).read()
+    for step in ("checker validate specs/", "checker prove specs/ --format sarif", "checker crosscheck specs/ --dumps reports/",
+                 "checker diff --base", "upload-sarif", "python -m pytest"):
+        assert step in text
+    broken = tmp_path / "broken.yml"
+    broken.write_text(text.replace("runs-on: ubuntu-latest", "runs_on: ubuntu-latest", 1))
+    bad = subprocess.run(cmd + [str(broken)], capture_output=True, text=True)
+    assert bad.returncode != 0
+
+
+def test_pre_commit_files_are_valid():
+    pc = os.path.join(BIN, "pre-commit")
+    for args in (["validate-manifest", ".pre-commit-hooks.yaml"], ["validate-config", ".pre-commit-config.yaml"]):
+        r = subprocess.run([pc, *args], cwd=ROOT, capture_output=True, text=True)
+        assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_the_offered_hook_runs_in_another_repository(tmp_path):
+    """`pre-commit try-repo` installs this repository's hook as another repository would get it
+    and runs it on a spec edit: a good spec passes, the worked example's bad edit is blocked."""
+    repo = tmp_path / "user-repo"
+    (repo / "specs").mkdir(parents=True)
+    shutil.copy(os.path.join(SPECS, "m8n8k4.yaml"), repo / "specs")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "specs")
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "cache"), PATH=BIN + os.pathsep + os.environ["PATH"])
+    cmd = [os.path.join(BIN, "pre-commit"), "try-repo", ROOT, "checker-prove", "--color", "never", "--files"]
+    ok = subprocess.run(cmd + ["specs/m8n8k4.yaml"], cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "checker prove (PTX mma fragment specs)" in ok.stdout and "Passed" in ok.stdout
+    bad_edit(str(repo / "specs"))
+    r = subprocess.run(cmd + ["specs/m16n8k16.yaml", "specs/m8n8k4.yaml"], cwd=repo, env=env, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 1
+    assert "Failed" in r.stdout
+    assert "specs/m16n8k16.yaml:30:17: error: A.f16 injective refuted" in r.stdout
+
+
+def test_this_repositorys_own_hook(tmp_path):
+    """The local hooks of .pre-commit-config.yaml (language: system) on a copy of the specs."""
+    repo = tmp_path / "r"
+    shutil.copytree(SPECS, repo / "specs")
+    shutil.copytree(os.path.join(ROOT, "reports"), repo / "reports")
+    shutil.copy(os.path.join(ROOT, ".pre-commit-config.yaml"), repo)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "x")
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "cache"), PATH=BIN + os.pathsep + os.environ["PATH"])
+    bad_edit(str(repo / "specs"))
+    r = subprocess.run([os.path.join(BIN, "pre-commit"), "run", "--color", "never", "--files", "specs/m16n8k16.yaml"],
+                       cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "specs/m16n8k16.yaml:30:17: error: A.f16 injective refuted" in r.stdout
+    assert "checker crosscheck" in r.stdout
