@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from checker.semantics.registers import _group_of, elements, unpack
+from checker.semantics.registers import elements, group_of, unpack
 from checker.semantics.types import from_bits
 
 
@@ -27,7 +27,7 @@ def blocks_of(header: dict) -> dict:
 
 def spec_cells(g) -> np.ndarray:
     """(32, n, 3): the spec's (computation, row, col) of every slot."""
-    owner = _group_of(g)
+    owner = group_of(g)
     return np.stack([np.broadcast_to(owner[:, None], g.rows.shape), g.rows, g.cols], axis=-1)
 
 

@@ -46,6 +46,8 @@ def multiply(v, A, B, C) -> np.ndarray:
             both = a.sum(axis=-1)[..., :, None] + b.sum(axis=-2)[..., None, :] - 2 * both
         return _wrap(both + C.astype(np.int64))
     if v.atype in FLOATS:
+        if not all(np.isfinite(x).all() for x in (A, B, C)):
+            raise ModelError("an input is NaN or infinite; the model predicts only exact, finite results")
         scaled = _dyadic(A, B, C)
         return scaled if scaled is not None else _rational(A, B, C)
     return _wrap(_matmul(A.astype(np.int64), B.astype(np.int64)) + C.astype(np.int64))

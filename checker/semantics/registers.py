@@ -52,7 +52,7 @@ def geometry(fragment, type_: str, reading=None) -> Geometry:
     return Geometry(fragment, type_, row.count, KIND_BITS[row.kind], p, rows, cols, groups)
 
 
-def _group_of(g: Geometry) -> np.ndarray:
+def group_of(g: Geometry) -> np.ndarray:
     owner = np.full(32, -1)
     for k, lanes in enumerate(g.groups):
         owner[list(lanes)] = k
@@ -68,7 +68,7 @@ def pack(g: Geometry, matrices: np.ndarray) -> np.ndarray:
     nrows, ncols = mats.shape[-2:]
     if ((g.rows < 0) | (g.rows >= nrows) | (g.cols < 0) | (g.cols >= ncols)).any():
         raise ModelError(f"{g.fragment.id}: the layout sends an element outside the {nrows}x{ncols} matrix")
-    owner = _group_of(g)
+    owner = group_of(g)
     values = mats[..., owner[:, None], g.rows, g.cols]  # (..., 32, n)
     bits = to_bits(g.type, values)
     regs = np.zeros(values.shape[:-1] + (g.count,), dtype=np.uint64)
@@ -89,7 +89,7 @@ def elements(g: Geometry, regs: np.ndarray) -> np.ndarray:
 def _gather_index(g: Geometry, shape: tuple) -> np.ndarray:
     """For every cell of (computations, rows, cols), flattened: the flat (lane, i) slot that
     holds it. A cell no slot holds, or two do, is a ModelError naming it."""
-    owner = _group_of(g)
+    owner = group_of(g)
     lanes = np.broadcast_to(np.arange(32)[:, None], g.rows.shape)
     inside = (g.rows >= 0) & (g.rows < shape[0]) & (g.cols >= 0) & (g.cols < shape[1])
     flat = (owner[lanes] * shape[0] + g.rows) * shape[1] + g.cols

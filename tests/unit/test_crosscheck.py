@@ -103,6 +103,19 @@ def test_a_flipped_bit_in_a_dump_is_caught(run, tmp_path):
     assert "1 of 99 warps differ; first: warp 5, lane 17, D register 1" in r.out
 
 
+def test_inputs_no_model_can_run_are_a_finding_not_a_crash(run, tmp_path):
+    """A dump's A holding an .f16 NaN (0x7e00): the model refuses it, and says so."""
+    d = dump.read(os.path.join(SYNTHETIC, "m16n8k16.row.col.f32.f16.f16.f32.dump.json.gz"))
+    regs = dict(d.registers)
+    regs["A"] = regs["A"].copy()
+    regs["A"][0, 3, 0] = np.uint64(0x7E00)
+    header = {k: v for k, v in d.header.items() if k not in ("format", "version")}
+    dump.write(str(tmp_path / "nan.dump.json.gz"), header, regs, {"A": 32, "B": 32, "C": 32, "D": 32})
+    r = run("crosscheck", os.path.join(SPECS, "m16n8k16.yaml"), "--dumps", str(tmp_path))
+    assert r.code == 1 and "Traceback" not in r.out + r.err
+    assert "the reference model cannot run the dump's inputs under this spec" in r.out
+
+
 def test_dumps_are_deterministic(tmp_path):
     v = _variant("m8n8k32", "row.col.s32.s4.u4.s32")
     a = record(v, os.path.join(SPECS, "m8n8k32.yaml"), str(tmp_path / "a"), 90)
