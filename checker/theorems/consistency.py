@@ -61,7 +61,7 @@ def dimensions(spec, fragment_results) -> list:
         seen.add(key)
         t0 = time.perf_counter()
         subject = f"{v.a.id} x {v.b.id} -> {v.c.id}" + (f" / {v.d.id}" if v.d is not v.c else "")
-        problems = []
+        problems, undecided = [], 0
         for op, frag in (("A", v.a), ("B", v.b), ("C", v.c), ("D", v.d)):
             names = _DIM_NAMES["C" if op == "D" else op]
             want = tuple(dims[n] for n in names)
@@ -69,6 +69,7 @@ def dimensions(spec, fragment_results) -> list:
                 problems.append(f"{op} ({frag.id}) is {frag.rows}x{frag.cols}, not {'x'.join(names)} = {want[0]}x{want[1]}")
             ok, bad = _proved(fragment_results, frag.id)
             if not ok:
+                undecided += bool(bad) and all(r.verdict == UNKNOWN for r in bad)
                 what = ", ".join(sorted({r.property for r in bad})) or "its proofs"
                 problems.append(f"{op} ({frag.id}) is not shown to map onto its {frag.rows}x{frag.cols} matrix ({what} failed)")
         for op, frag in (("C", v.c), ("D", v.d)):
@@ -81,7 +82,9 @@ def dimensions(spec, fragment_results) -> list:
                                 f"not naming .{op.lower()}type: the document gives {op} no layout")
         per = " per MMA computation" if v.a.computations else ""
         if problems:
-            out.append(Result(spec.path, None, "dimensions", REFUTED, time.perf_counter() - t0, str(v.c.span),
+            # derived from what is unknown, and nothing refuted: the theorem is unknown, not false
+            verdict = UNKNOWN if undecided == len(problems) else REFUTED
+            out.append(Result(spec.path, None, "dimensions", verdict, time.perf_counter() - t0, str(v.c.span),
                               {"message": "; ".join(problems)}, subject=subject, message="; ".join(problems)))
             continue
         msg = (f"A is {spec.m}x{spec.k} (MxK), B {spec.k}x{spec.n} (KxN), C and D {spec.m}x{spec.n} (MxN){per}; "

@@ -197,3 +197,15 @@ def test_this_repositorys_own_hook(tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     assert "specs/m16n8k16.yaml:30:17: error: A.f16 injective refuted" in r.stdout
     assert "checker crosscheck" in r.stdout
+
+
+def test_the_gate_fails_on_unknown(run, monkeypatch):
+    """z3 answering `unknown` (a timeout, say) is never a pass: exit 1, and an error in SARIF."""
+    from checker.smt import solver
+
+    monkeypatch.setattr(solver, "_solve", lambda s: solver.Outcome("unknown", reason="timeout (forced by this test)"))
+    r = run("prove", os.path.join(SPECS, "m8n8k4.yaml"), "--jobs", "1", "--format", "sarif")
+    assert r.code == 1
+    errors = [x for x in json.loads(r.out)["runs"][0]["results"] if x["level"] == "error"]
+    assert errors and all(x["properties"]["verdict"] == "UNKNOWN" for x in errors)
+    assert "unknown (z3 gave no answer: never a pass)" in errors[0]["message"]["text"]
