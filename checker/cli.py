@@ -87,16 +87,9 @@ def _version() -> str:
 
 
 def spec_files(paths) -> list:
-    files = []
-    for path in paths:
-        if os.path.isdir(path):
-            for root, dirs, names in os.walk(path):
-                dirs.sort()
-                files.extend(os.path.join(root, n) for n in sorted(names) if n.endswith((".yaml", ".yml")))
-        elif os.path.exists(path):
-            files.append(path)
-        else:
-            raise UsageError(f"no such file or folder: {path}")
+    from checker.files import under
+
+    files = under(paths, (".yaml", ".yml"))
     if not files:
         raise UsageError(f"no spec file (*.yaml) matched {' '.join(paths)}: nothing was checked")
     return files
@@ -402,9 +395,6 @@ def cmd_crosscheck(args, out, err) -> int:
 
     t0 = time.perf_counter()
     specs = [(p, load_spec(p)) for p in spec_files(args.paths) if not is_relations_file(p)]
-    for d in args.dumps:
-        if not os.path.exists(d):
-            raise UsageError(f"no such file or folder: {d}")
     files = find(args.dumps)
     if not files:
         raise UsageError(f"no probe dump (*.dump.json.gz) in {' '.join(args.dumps)}: nothing was checked")

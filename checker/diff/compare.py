@@ -129,12 +129,17 @@ def diff_base(rev: str, paths: list, spec_files) -> list:
             new = now.get(rel)
             if _is_relations(new or old):
                 continue
-            if old and new and open(old, "rb").read() == open(new, "rb").read():
+            if old and new and _same(old, new):
                 continue
             out.append(diff_files(old, new, new or rel))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+def _same(a: str, b: str) -> bool:
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
 
 
 def _is_relations(path) -> bool:

@@ -1,6 +1,7 @@
 """Build generated kernels without a GPU: ptxas, found on PATH or under CUDA_HOME."""
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -22,6 +23,7 @@ class Built:
     cubin: bytes = b""
 
 
+@functools.lru_cache(maxsize=None)
 def version(tool: str) -> str:
     """The last line of `ptxas --version`, e.g. `Build cuda_13.0.r13.0/compiler.36424714_0`."""
     proc = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=TIMEOUT_S,

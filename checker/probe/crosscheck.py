@@ -182,7 +182,8 @@ def render_text(results: list, stats: dict, seconds: float) -> str:
         if r.verdict == PROVED:
             continue
         kind = "error" if r.verdict == REFUTED else "error (malformed)"
-        lines.append(f"{r.location}: {kind}: {r.property} {r.subject or ''}: {r.message}".replace("  ", " "))
+        what = f"{r.property} {r.subject}" if r.subject else r.property
+        lines.append(f"{r.location}: {kind}: {what}: {r.message}")
     groups: dict = {}
     for r in results:
         if r.subject and r.property.startswith(("predicts", "identifies")):

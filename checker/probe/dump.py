@@ -127,12 +127,6 @@ def read(path: str) -> Dump:
 
 def find(paths) -> list:
     """Every dump file under the given folders or files, sorted."""
-    out = []
-    for p in paths:
-        if os.path.isdir(p):
-            for root, dirs, names in os.walk(p):
-                dirs.sort()
-                out.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(SUFFIX))
-        elif os.path.exists(p):
-            out.append(p)
-    return out
+    from checker.files import under
+
+    return under(paths, (SUFFIX,))

@@ -6,6 +6,7 @@ import hashlib
 import os
 from importlib.metadata import PackageNotFoundError, version
 
+from checker.errors import UsageError
 from checker.probe import dump, patterns, sass
 from checker.probe.assemble import build, ptxas, version as ptxas_version
 from checker.probe.ptx import PTX_VERSION, generate, kernel_name
@@ -20,13 +21,13 @@ def _tool() -> dict:
 
 
 def _kernel(v, sm: int) -> tuple:
-    """(kernel header, cubin bytes or None). Without ptxas the kernel goes to the driver as PTX."""
+    """(kernel header, cubin bytes or None, PTX text). Without ptxas the driver gets the PTX."""
     ptx = generate(v, sm)
     head = {"name": kernel_name(v), "ptx_version": PTX_VERSION, "target": f"sm_{sm}",
             "ptx_sha256": hashlib.sha256(ptx.encode()).hexdigest(), "assembler": None, "sass": None}
     try:
         tool = ptxas()
-    except Exception:
+    except UsageError:
         return head, None, ptx
     built = build(v, sm, tool)
     if not built.ok:

@@ -7,6 +7,7 @@ and [test] extras), which installs it under site-packages/nvidia/cu*/bin.
 """
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import re
@@ -21,6 +22,7 @@ _INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(
 TIMEOUT_S = 60
 
 
+@functools.lru_cache(maxsize=None)
 def nvdisasm() -> str | None:
     found = shutil.which("nvdisasm")
     if found:

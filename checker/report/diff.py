@@ -23,16 +23,20 @@ def as_json(diffs: list) -> dict:
         "worse": any(d.worse for d in diffs)}
 
 
+def _facts(d, name=str) -> list:
+    """(is an error, text) for what both renderings list first: load errors, fragments added/removed."""
+    out = [(True, e) for e in d.errors]
+    for what, ids in (("added", d.added), ("removed", d.removed)):
+        if ids:
+            out.append((False, f"fragments {what}: {', '.join(name(x) for x in ids)}"))
+    return out
+
+
 def as_text(diffs: list) -> str:
     lines = []
     for d in diffs:
         lines.append(f"{d.path}: {d.status}" + (" (a verdict got worse)" if d.worse else ""))
-        for e in d.errors:
-            lines.append(f"  {e}")
-        if d.added:
-            lines.append(f"  fragments added: {', '.join(d.added)}")
-        if d.removed:
-            lines.append(f"  fragments removed: {', '.join(d.removed)}")
+        lines.extend(f"  {text}" for _, text in _facts(d))
         for f in d.fragments:
             lines.append(f"  {summary(f)}")
         for w, o, n in d.verdicts[:_MAX_VERDICTS]:
@@ -57,12 +61,7 @@ def as_markdown(diffs: list) -> str:
     for d in diffs:
         lines.append(f"#### `{d.path}` — {d.status}")
         lines.append("")
-        for e in d.errors:
-            lines.append(f"- :x: {_cell(e)}")
-        if d.added:
-            lines.append(f"- fragments added: {', '.join(f'`{x}`' for x in d.added)}")
-        if d.removed:
-            lines.append(f"- fragments removed: {', '.join(f'`{x}`' for x in d.removed)}")
+        lines.extend(f"- {':x: ' if bad else ''}{_cell(text)}" for bad, text in _facts(d, lambda x: f"`{x}`"))
         if d.fragments:
             lines += ["", "| fragment | what moves |", "| --- | --- |"]
             for f in d.fragments:
