@@ -73,6 +73,13 @@ def _parser() -> argparse.ArgumentParser:
     df.add_argument("--base", metavar="REV", help="compare the working tree with this git revision")
     df.add_argument("--format", choices=["text", "json", "markdown"], default="text")
     df.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
+    rp = sub.add_parser("report", help="write the coverage report (HTML, Markdown, SVG); --check: is it current?")
+    rp.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders of them")
+    rp.add_argument("--out", default="reports", metavar="DIR", help="the report folder (default: reports)")
+    rp.add_argument("--check", action="store_true",
+                    help="write nothing; fail when a file of the report in --out is missing, differs or is left over")
+    rp.add_argument("--dumps", metavar="DIR", help="hardware dumps to count as confirmation (default: OUT/hardware)")
+    rp.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N")
     sub.add_parser("schema", help="print the spec JSON Schema")
     return p
 
@@ -439,6 +446,39 @@ def cmd_diff(args, out, err) -> int:
     return 1 if any(d.worse for d in diffs) else 0
 
 
+def cmd_report(args, out, err) -> int:
+    from checker.report import site
+    from checker.results import exit_code
+
+    files = spec_files(args.paths)
+    if args.jobs < 1:
+        raise UsageError("--jobs takes a positive number")
+    dumps = args.dumps or os.path.join(args.out, "hardware")
+    t0 = time.perf_counter()
+    if args.check:
+        timings = site.committed_timings(args.out)
+        if timings is None:
+            out.write(f"{args.out}: stale: no readable {site.TIMINGS}; run checker report {' '.join(args.paths)} "
+                      f"--out {args.out}\n")
+            return 1
+        outputs, report, _ = site.render(files, args.out, args.jobs, dumps, timings)
+        problems = site.stale(args.out, outputs)
+        for rel, why in problems:
+            out.write(f"{os.path.join(args.out, rel)}: stale: {why}\n")
+        verdict = (f"{len(problems)} of {len(outputs)} report files stale; regenerate with: checker report "
+                   f"{' '.join(args.paths)} --out {args.out}" if problems else
+                   f"{args.out}: current ({len(outputs)} files)")
+        out.write(f"{verdict} ({time.perf_counter() - t0:.2f} s)\n")
+        return max(1 if problems else 0, exit_code(report.results))
+    outputs, report, _ = site.render(files, args.out, args.jobs, dumps, None)
+    written = site.write(args.out, outputs)
+    failing = sum(r.failed() for r in report.results)
+    out.write(f"{args.out}: {len(outputs)} files, {len(written)} written or removed; open "
+              f"{os.path.join(args.out, 'index.html')}; {failing} failing results "
+              f"({time.perf_counter() - t0:.2f} s)\n")
+    return exit_code(report.results)
+
+
 def cmd_schema(args, out, err) -> int:
     from checker.spec.load import schema
 
@@ -449,7 +489,7 @@ def cmd_schema(args, out, err) -> int:
 
 COMMANDS = {"prove": cmd_prove, "validate": cmd_validate, "eval": cmd_eval, "table": cmd_table,
             "simulate": cmd_simulate, "probe": cmd_probe, "crosscheck": cmd_crosscheck, "diff": cmd_diff,
-            "schema": cmd_schema}
+            "report": cmd_report, "schema": cmd_schema}
 
 
 def main(argv=None, stdout=None, stderr=None) -> int:

@@ -169,5 +169,6 @@ class _Meaning:
         return model.Fragment(
             id=fr["id"], operand=fr["operand"], layout=fr.get("layout"),
             header=self.stext(fpath + ["header"]), table=tuple(rows), figures=tuple(fr["figures"]),
+            caption=fr.get("caption"),
             formula=self.stext(fpath + ["formula"]), errata=tuple(errata), section=section,
             computations=comps, rows=mrows, cols=mcols, span=self.span(fpath))

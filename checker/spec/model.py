@@ -58,6 +58,7 @@ class Fragment:
     rows: int
     cols: int
     span: SourceSpan
+    caption: str | None = None  # the figure's caption, verbatim
 
     @property
     def letter(self) -> str:

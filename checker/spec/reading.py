@@ -46,6 +46,11 @@ def header(fragment: model.Fragment) -> str:
     return _texts(fragment, None)[1].text
 
 
+def formula(fragment: model.Fragment) -> str:
+    """The formula block with its errata applied: the reading, as text."""
+    return _texts(fragment, None)[0].text
+
+
 _MEMO: dict = {}
 
 

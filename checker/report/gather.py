@@ -1,0 +1,154 @@
+"""What a coverage report shows, gathered once: every spec proved, each fragment's tables and
+figures from the reading and, for each erratum, from the document as printed."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from checker.errors import SpecError
+from checker.properties.enumerate import table as enumerate_table
+from checker.prover import Options, domains, prove_paths
+from checker.report.figures import COMPUTATION_STROKE, Panel
+from checker.results import SPEC_ERROR, Result
+from checker.spec.load import load_spec
+from checker.spec.reading import formula, materialize
+from checker.theorems.relations import is_relations_file
+
+
+@dataclass
+class ErratumView:
+    erratum: object  # model.Erratum
+    results: list  # what the printed text fails, each with its counterexample
+    heat: list | None  # panels of the printed layout; None where it does not parse
+
+
+@dataclass
+class FragmentView:
+    spec: object
+    fragment: object
+    results: list
+    document: str  # the formula block as printed
+    reading: str  # with every erratum applied
+    layout: list = field(default_factory=list)  # panels
+    errata: list = field(default_factory=list)
+    error: Result | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.error is None and all(not r.failed() for r in self.results)
+
+
+@dataclass
+class SpecView:
+    path: str
+    spec: object | None
+    fragments: list
+    theorems: list  # results about several fragments
+    errors: list  # load errors
+    relations: bool = False
+
+
+@dataclass
+class Report:
+    specs: list
+    results: list
+    hardware: dict  # (shape, operand, type) -> dumps that agree; see isa.py
+    hardware_dumps: int = 0  # hardware dumps whose every check passes
+
+
+def key(r: Result) -> str:
+    """Stable across runs: how a result's timing is found again in timings.json."""
+    return "|".join(str(x) for x in (r.spec, r.fragment, r.computation, r.property, r.subject, r.erratum,
+                                      r.detail.get("dump")))
+
+
+def gather(files: list, jobs: int, hardware: dict, hardware_dumps: int) -> Report:
+    results = prove_paths(files, Options(cross_check=True, jobs=jobs))
+    by_spec: dict = {}
+    for r in results:
+        by_spec.setdefault(r.spec, []).append(r)
+    views = []
+    for path in files:
+        mine = by_spec.get(path, [])
+        errors = [r for r in mine if r.property == "load" and r.fragment is None]
+        theorems = [r for r in mine if r.subject is not None]
+        if is_relations_file(path) or errors:
+            views.append(SpecView(path, None, [], theorems, errors, is_relations_file(path)))
+            continue
+        spec = load_spec(path)
+        frags = [_fragment(spec, f, [r for r in mine if r.fragment == f.id and r.subject is None])
+                 for f in spec.fragments()]
+        views.append(SpecView(path, spec, frags, theorems, []))
+    return Report(views, results, hardware, hardware_dumps)
+
+
+def _fragment(spec, fragment, results) -> FragmentView:
+    errors = [r for r in results if r.verdict == SPEC_ERROR]
+    document = fragment.formula.text
+    try:
+        reading_text = formula(fragment)
+        reading = materialize(fragment)
+    except SpecError:
+        return FragmentView(spec, fragment, results, document, document, error=errors[0] if errors else None)
+    view = FragmentView(spec, fragment, results, document, reading_text)
+    marks = _marks([r for r in results if not r.erratum and r.counterexample])
+    view.layout = panels(fragment, reading.layout, reading.n, marks)
+    for e in fragment.errata:
+        mine = [r for r in results if r.erratum and r.counterexample
+                and r.counterexample.get("erratum_at") == str(e.span)]
+        heat = None
+        if e.field == "formula":  # other errata leave the map as it is: no figure to show
+            printed = materialize(fragment, e, reading.n)
+            if printed.layout is not None:
+                heat = panels(fragment, printed.layout, reading.n, _marks(mine))
+        view.errata.append(ErratumView(e, [r for r in results if r.erratum and _of(r, e)], heat))
+    return view
+
+
+def _of(r: Result, e) -> bool:
+    return (r.counterexample or {}).get("erratum_at") == str(e.span) or r.location == str(e.span)
+
+
+def _marks(results) -> dict:
+    """(computation, cell) -> what the counterexample says about it."""
+    out = {}
+    for r in results:
+        cell = (r.counterexample or {}).get("cell")
+        if cell is not None:
+            out.setdefault((r.computation, tuple(cell)), f"{r.property}: {r.message}")
+    return out
+
+
+def panels(fragment, layout, n, marks) -> list:
+    """One panel per MMA computation (one for the whole warp but for m8n8k4 .f16), each cell with
+    the (lane, element) pairs that the layout sends there, as the first applying piece gives it."""
+    out = []
+    for k, (cid, lanes) in enumerate(domains(fragment)):
+        tab = enumerate_table(layout, lanes, n)
+        cells: dict = {}
+        for (lane, i), (rows, cols) in sorted(tab.items()):
+            if rows and cols:
+                cells.setdefault((rows[0][1], cols[0][1]), []).append((lane, f"{fragment.letter}{i}"))
+        caption = f"{fragment.operand} ({fragment.rows} x {fragment.cols})"
+        stroke = None
+        if cid is not None:
+            comp = fragment.computations[k]
+            caption = f"MMA computation {cid}: lanes {_ranges(comp.lanes)}"
+            stroke = COMPUTATION_STROKE[k % len(COMPUTATION_STROKE)]
+        mine = {cell: label for (c, cell), label in marks.items() if c == cid}
+        out.append(Panel(caption, fragment.rows, fragment.cols, cells, mine, stroke))
+    return out
+
+
+def _ranges(lanes) -> str:
+    runs: list = []
+    for lane in lanes:
+        if runs and runs[-1][1] == lane - 1:
+            runs[-1][1] = lane
+        else:
+            runs.append([lane, lane])
+    return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in runs)
+
+
+def slug(path: str) -> str:
+    return os.path.splitext(os.path.basename(path))[0]

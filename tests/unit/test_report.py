@@ -1,0 +1,229 @@
+"""`checker report`: the pages and figures, the committed report kept current (`--check`), and the
+figures placing every cell where the document's figures do."""
+import os
+import re
+import shutil
+
+import pytest
+import yaml
+
+from conftest import ROOT, SPECS
+
+from checker.report import figures, isa
+
+
+@pytest.fixture(scope="module")
+def report_dir(tmp_path_factory):
+    """The report of the seed specs, written once into a scratch folder."""
+    from checker.cli import main
+
+    out = str(tmp_path_factory.mktemp("report"))
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        assert main(["report", "specs/", "--out", out, "--jobs", "1"], _Sink(), _Sink()) == 0
+    finally:
+        os.chdir(cwd)
+    return out
+
+
+class _Sink:
+    def __init__(self):
+        self.text = ""
+
+    def write(self, s):
+        self.text += s
+
+
+def _read(*parts):
+    with open(os.path.join(*parts), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def labels(svg: str) -> list:
+    """Every labelled cell of a layout figure, in the order drawn: (lane, element)."""
+    return [(int(lane), name) for lane, name in re.findall(r">T(\d+)<tspan[^>]*>(\w+)</tspan>", svg)]
+
+
+def cells(svg: str, rows: int, cols: int, panels: int = 1) -> list:
+    """Labels back to matrix cells: panels one after another, each drawn band by band of
+    figures.BAND columns, row by row inside a band."""
+    order = [(r, c) for c0 in range(0, cols, figures.BAND) for r in range(rows)
+             for c in range(c0, min(cols, c0 + figures.BAND))]
+    got = labels(svg)
+    assert len(got) == panels * len(order), "a cell without exactly one holder"
+    return [dict(zip(order, got[k * len(order):(k + 1) * len(order)])) for k in range(panels)]
+
+
+# Cells of the document's figures (docs.nvidia.com PTX ISA, the figures the seeds name; the seeds
+# carry only their captions), read off the published images.
+DOCUMENT_FIGURES = {
+    ("m16n8k16", "A.f16", 16, 16, 1): [  # Figure 79
+        {(0, 0): (0, "a0"), (0, 1): (0, "a1"), (0, 2): (1, "a0"), (8, 0): (0, "a2"), (0, 8): (0, "a4"),
+         (8, 8): (0, "a6"), (7, 6): (31, "a0"), (15, 15): (31, "a7")}],
+    ("m16n8k16", "C.float", 16, 8, 1): [  # Figure 83
+        {(0, 0): (0, "c0"), (0, 1): (0, "c1"), (0, 2): (1, "c0"), (8, 0): (0, "c2"), (15, 7): (31, "c3")}],
+    ("m16n8k256", "A.b1", 16, 256, 1): [  # Figure 100
+        {(0, 0): (0, "a0"), (0, 31): (0, "a31"), (8, 0): (0, "a32"), (0, 32): (1, "a0"), (0, 128): (0, "a64"),
+         (8, 128): (0, "a96"), (15, 255): (31, "a127")}],
+    ("m16n8k256", "B.b1", 256, 8, 1): [  # Figures 101 and 102
+        {(0, 0): (0, "b0"), (31, 0): (0, "b31"), (32, 0): (1, "b0"), (128, 0): (0, "b32"),
+         (255, 7): (31, "b63")}],
+    ("m8n8k4", "A.f16.row", 8, 4, 4): [  # Figure 46, one panel per MMA computation
+        {(0, 0): (0, "a0"), (0, 3): (0, "a3"), (3, 0): (3, "a0"), (4, 0): (16, "a0"), (7, 3): (19, "a3")},
+        {(0, 0): (4, "a0"), (4, 0): (20, "a0")},
+        {(0, 0): (8, "a0"), (7, 3): (27, "a3")},
+        {(0, 0): (12, "a0"), (7, 3): (31, "a3")}],
+    ("m8n8k4", "B.f16.col", 4, 8, 4): [  # Figure 49
+        {(0, 0): (0, "b0"), (3, 0): (0, "b3"), (0, 1): (1, "b0"), (0, 4): (16, "b0")},
+        {(0, 0): (4, "b0")}, {(0, 0): (8, "b0")}, {(0, 7): (31, "b0")}],
+}
+
+
+@pytest.mark.parametrize("figure", sorted(DOCUMENT_FIGURES), ids=lambda f: f"{f[0]}-{f[1]}")
+def test_figures_match_the_documents(report_dir, figure):
+    shape, fid, rows, cols, panels = figure
+    svg = _read(report_dir, "figures", f"{shape}.{fid}.layout.svg")
+    drawn = cells(svg, rows, cols, panels)
+    for panel, expected in zip(drawn, DOCUMENT_FIGURES[figure]):
+        for cell, holder in expected.items():
+            assert panel[cell] == holder, (fid, cell)
+
+
+def test_m8n8k4_computations_are_told_apart(report_dir):
+    svg = _read(report_dir, "figures", "m8n8k4.C.f32.layout.svg")
+    for k, colour in enumerate(figures.COMPUTATION_STROKE, 1):
+        assert f"MMA computation {k}: lanes" in svg
+        assert f'stroke="{colour}"' in svg
+
+
+def test_every_page_and_figure_is_written_and_linked(report_dir):
+    names = set(os.listdir(report_dir))
+    assert {"index.html", "README.md", "isa-coverage.md", "timings.json", "figures"} <= names
+    for shape in ("m16n8k16", "m16n8k256", "m8n8k32", "m8n8k4", "relations"):
+        assert f"{shape}.md" in names
+    index = _read(report_dir, "index.html")
+    figs = sorted(os.listdir(os.path.join(report_dir, "figures")))
+    referenced = sorted(set(re.findall(r'<img src="figures/([^"]+)"', index)))
+    assert figs == referenced and len(figs) >= 2 * 23
+    # every relative link of every Markdown page lands on a file that exists
+    for page in (n for n in names if n.endswith(".md")):
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", _read(report_dir, page)):
+            if not target.startswith("http"):
+                assert os.path.exists(os.path.join(report_dir, target)) or \
+                    os.path.exists(os.path.join(ROOT, "reports", target)), (page, target)
+
+
+def test_pages_show_proofs_formulas_and_errata(report_dir):
+    page = _read(report_dir, "m16n8k256.md")
+    assert "## A.b1" in page and "Figure 100" in page
+    assert "As printed in the document" in page and "(threadID_in_group * 32) + (i & 0x1F)" in page
+    assert "| injective |  | proved |" in page
+    assert "lane 0 a96 and lane 3 a32 both hold A[8][128]" in page
+    assert "checker eval specs/m16n8k256.yaml --fragment A.b1 --lane 0 --i 96 --as-printed 1" in page
+    summary = _read(report_dir, "README.md")
+    assert "| errata of the document confirmed (the printed text fails as declared) | 6 |" in summary
+    assert "| refuted (failures) | 0 |" in summary
+
+
+def test_printed_erratum_heat_map_marks_the_counterexample(report_dir):
+    svg = _read(report_dir, "figures", "m16n8k256.A.b1.printed-1.svg")
+    assert svg.count(f'fill="{figures.HEAT_FILL[0]}"') > 128  # the holes of rows 8-15, cols 0-127
+    assert ">2</text>" in svg  # and the overlaps at cols 128-255
+    assert 'class="k"' in svg and "does not cover A[8][0]" in svg and "both hold A[8][128]" in svg
+
+
+def test_a_refuted_layout_marks_its_counterexample(tmp_path, run, monkeypatch):
+    spec = tmp_path / "specs" / "m16n8k16.yaml"
+    spec.parent.mkdir()
+    text = _read(SPECS, "m16n8k16.yaml")
+    spec.write_text(text.replace("row = groupID for ai where 0 <= i < 2 || 4 <= i < 6",
+                                 "row = groupID for ai where i < 4", 1))
+    monkeypatch.chdir(tmp_path)
+    r = run("report", "specs/", "--out", "out", "--jobs", "1")
+    assert r.code == 1, r.out + r.err
+    page = _read(tmp_path, "out", "m16n8k16.md")
+    assert "**REFUTED**" in page and "lane 0 a0 and lane 0 a2 both hold A[0][0]" in page
+    heat = _read(tmp_path, "out", "figures", "m16n8k16.A.f16.coverage.svg")
+    assert 'class="k"' in heat and ">0</text>" in heat and ">2</text>" in heat
+    layout = _read(tmp_path, "out", "figures", "m16n8k16.A.f16.layout.svg")
+    assert ">none</text>" in layout and ">2x</text>" in layout
+
+
+def test_check_passes_on_a_fresh_report_and_names_every_stale_file(report_dir, run, tmp_path, monkeypatch):
+    out = tmp_path / "rep"
+    shutil.copytree(report_dir, out)
+    monkeypatch.chdir(ROOT)
+    r = run("report", "specs/", "--out", str(out), "--check", "--jobs", "1")
+    assert r.code == 0 and "current" in r.out, r.out
+    (out / "figures" / "m8n8k32.A.i4.layout.svg").write_text("<svg/>")
+    (out / "figures" / "old.svg").write_text("<svg/>")
+    (out / "README.md").unlink()
+    r = run("report", "specs/", "--out", str(out), "--check", "--jobs", "1")
+    assert r.code == 1
+    assert f"{out}/figures/m8n8k32.A.i4.layout.svg: stale: differs from line 1" in r.out
+    assert f"{out}/figures/old.svg: stale: no page uses it any more" in r.out
+    assert f"{out}/README.md: stale: missing" in r.out
+    assert "3 of " in r.out and "regenerate with: checker report specs/" in r.out
+    (out / "timings.json").unlink()
+    r = run("report", "specs/", "--out", str(out), "--check", "--jobs", "1")
+    assert r.code == 1 and "no readable timings.json" in r.out
+
+
+def test_check_fails_after_a_spec_edit(report_dir, run, tmp_path, monkeypatch):
+    """A spec edit that keeps every theorem still changes what the report shows."""
+    shutil.copytree(SPECS, tmp_path / "specs")
+    shutil.copytree(report_dir, tmp_path / "reports")
+    monkeypatch.chdir(tmp_path)
+    assert run("report", "specs/", "--out", "reports", "--check", "--jobs", "1").code == 0
+    path = tmp_path / "specs" / "m8n8k32.yaml"
+    text = path.read_text()
+    path.write_text(text.replace("figures: [Figure", "figures: [Figure 9999, Figure", 1))
+    r = run("report", "specs/", "--out", "reports", "--check", "--jobs", "1")
+    assert r.code == 1 and "reports/m8n8k32.md: stale" in r.out and "Figure 9999" in r.out
+
+
+def test_the_committed_report_is_current(run, monkeypatch):
+    """What CI runs: the report under reports/ is what the specs give now."""
+    monkeypatch.chdir(ROOT)
+    r = run("report", "specs/", "--out", "reports", "--check")
+    assert r.code == 0, r.out
+
+
+def test_report_is_deterministic(report_dir, monkeypatch):
+    from checker.report import site
+
+    monkeypatch.chdir(ROOT)
+    timings = site.committed_timings(report_dir)
+    files = [os.path.join("specs", n) for n in sorted(os.listdir(SPECS)) if n.endswith(".yaml")]
+    a, _, _ = site.render(files, report_dir, 1, None, timings)
+    b, _, _ = site.render(files, report_dir, 2, None, timings)
+    assert a == b
+
+
+def test_report_usage_errors(run, tmp_path):
+    assert run("report", str(tmp_path), "--out", str(tmp_path / "o")).code == 2
+    assert run("report", "specs/", "--jobs", "0").code == 2
+
+
+def test_isa_support_rows_are_the_documents(tmp_path):
+    """Each row of the packaged table is still, word for word, in the support table it came from."""
+    source = os.path.join(ROOT, "..", "shared", "ptx-isa", "mma-support-table.md")
+    if not os.path.exists(source):
+        pytest.skip("../shared/ptx-isa is not beside this checkout")
+    text = _read(source)
+    rows = isa.support()
+    assert len(rows) == 31
+    for row in rows:
+        assert row["row"] in text
+        for t in row["ab"] + row["cd"]:
+            assert f".{t}`" in row["row"] or ".." in row["row"] or "f8f6f4" in row["row"], (t, row["row"])
+
+
+def test_isa_coverage_counts(report_dir):
+    page = _read(report_dir, "isa-coverage.md")
+    assert "| `mma` | m16n8k16 | A | .f16 | f16: [A.f16](m16n8k16.md#af16) | 1 of 1 | 0 of 1 | 7.0 | sm_80 |" in page
+    assert "| `mma` | m16n8k8 | A | .f16 | — | — | 0 of 1 | 6.5 | sm_75 |" in page
+    assert "| `mma.sp` | m16n8k16 | A | .f16 | — |" in page
+    data = yaml.safe_load(_read(ROOT, "checker", "report", "isa-support.yaml"))
+    assert all(r["instruction"] in ("mma", "mma.sp") for r in data)
