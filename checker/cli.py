@@ -80,6 +80,11 @@ def _parser() -> argparse.ArgumentParser:
                     help="write nothing; fail when a file of the report in --out is missing, differs or is left over")
     rp.add_argument("--dumps", metavar="DIR", help="hardware dumps to count as confirmation (default: OUT/hardware)")
     rp.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N")
+    mu = sub.add_parser("mutate", help="the mutation campaign: which wrong layouts would the theorems let through?")
+    mu.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders (relations files included)")
+    mu.add_argument("--known-gaps", metavar="FILE", help="survivors accepted, each with the theorem that would close it")
+    mu.add_argument("--format", choices=["text", "json"], default="text")
+    mu.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N")
     sub.add_parser("schema", help="print the spec JSON Schema")
     return p
 
@@ -447,36 +452,19 @@ def cmd_diff(args, out, err) -> int:
 
 
 def cmd_report(args, out, err) -> int:
-    from checker.report import site
-    from checker.results import exit_code
+    from checker.report.command import run
 
-    files = spec_files(args.paths)
     if args.jobs < 1:
         raise UsageError("--jobs takes a positive number")
-    dumps = args.dumps or os.path.join(args.out, "hardware")
-    t0 = time.perf_counter()
-    if args.check:
-        timings = site.committed_timings(args.out)
-        if timings is None:
-            out.write(f"{args.out}: stale: no readable {site.TIMINGS}; run checker report {' '.join(args.paths)} "
-                      f"--out {args.out}\n")
-            return 1
-        outputs, report, _ = site.render(files, args.out, args.jobs, dumps, timings)
-        problems = site.stale(args.out, outputs)
-        for rel, why in problems:
-            out.write(f"{os.path.join(args.out, rel)}: stale: {why}\n")
-        verdict = (f"{len(problems)} of {len(outputs)} report files stale; regenerate with: checker report "
-                   f"{' '.join(args.paths)} --out {args.out}" if problems else
-                   f"{args.out}: current ({len(outputs)} files)")
-        out.write(f"{verdict} ({time.perf_counter() - t0:.2f} s)\n")
-        return max(1 if problems else 0, exit_code(report.results))
-    outputs, report, _ = site.render(files, args.out, args.jobs, dumps, None)
-    written = site.write(args.out, outputs)
-    failing = sum(r.failed() for r in report.results)
-    out.write(f"{args.out}: {len(outputs)} files, {len(written)} written or removed; open "
-              f"{os.path.join(args.out, 'index.html')}; {failing} failing results "
-              f"({time.perf_counter() - t0:.2f} s)\n")
-    return exit_code(report.results)
+    return run(spec_files(args.paths), args, out)
+
+
+def cmd_mutate(args, out, err) -> int:
+    from checker.mutate.command import run
+
+    if args.jobs < 1:
+        raise UsageError("--jobs takes a positive number")
+    return run(spec_files(args.paths), args.jobs, args.known_gaps, args.format, out)
 
 
 def cmd_schema(args, out, err) -> int:
@@ -489,7 +477,7 @@ def cmd_schema(args, out, err) -> int:
 
 COMMANDS = {"prove": cmd_prove, "validate": cmd_validate, "eval": cmd_eval, "table": cmd_table,
             "simulate": cmd_simulate, "probe": cmd_probe, "crosscheck": cmd_crosscheck, "diff": cmd_diff,
-            "report": cmd_report, "schema": cmd_schema}
+            "report": cmd_report, "mutate": cmd_mutate, "schema": cmd_schema}
 
 
 def main(argv=None, stdout=None, stderr=None) -> int:

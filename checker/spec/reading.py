@@ -9,6 +9,7 @@ from checker.formula.bounds import Bounds
 from checker.formula.lower import Layout, lower
 from checker.formula.parser import parse_block, parse_elements
 from checker.spec import model
+from checker.spec.text import SourceText
 
 
 @dataclass(frozen=True)
@@ -46,9 +47,13 @@ def header(fragment: model.Fragment) -> str:
     return _texts(fragment, None)[1].text
 
 
+def formula_source(fragment: model.Fragment) -> SourceText:
+    """The formula block with its errata applied: the reading, with every character's position."""
+    return _texts(fragment, None)[0]
+
+
 def formula(fragment: model.Fragment) -> str:
-    """The formula block with its errata applied: the reading, as text."""
-    return _texts(fragment, None)[0].text
+    return formula_source(fragment).text
 
 
 _MEMO: dict = {}

@@ -1,0 +1,1 @@
+"""The mutation campaign: which wrong specs would the checker let through?"""

@@ -1,0 +1,200 @@
+"""The mutation campaign: how strong is the theorem set? Every single-point mutant of every
+formula (operators.py) goes through what `checker prove` would run on it, cheapest first:
+
+  bounds         the mutant is rejected before proving (a value out of range, a shift too far)
+  defined, in-range, injective, covers
+                 the per-fragment properties, decided by enumeration of the whole domain (the
+                 plain-Python engine; `prove` shows it agrees with z3 on every verdict)
+  computations, shared-layout, packing
+                 the spec's cross-layout theorems, both engines, with the mutant in place
+  relation       every relation of the relations files that reads the fragment
+  equivalent     z3 proves the mutant's map equal to the original at every (lane, i), and the
+                 enumeration agrees: not a defect, no theorem could kill it
+  survivor       none of the above: a wrong layout that every theorem lets through
+
+A survivor is a hole in the theorem set; `known-gaps.yaml` may list it with the theorem that
+would close it, and anything not listed (or listed but no longer surviving) fails the run.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+
+from checker.errors import SpecError
+from checker.formula import ast, printer
+from checker.formula.bounds import Bounds
+from checker.formula.lower import lower
+from checker.formula.parser import parse_block
+from checker.mutate.operators import mutants
+from checker.properties import enumerate as py_engine
+from checker.prover import Options, domains
+from checker.spec.load import load_spec
+from checker.spec.reading import formula_source, materialize
+from checker.spec.text import plain
+from checker.theorems.consistency import spec_theorems
+from checker.theorems.equation import Equation, Side, difference
+from checker.theorems.relations import is_relations_file, load_relations
+from checker.theorems.run import Disagreement, decide, equation_result
+
+ORDER = ("bounds", "defined", "in-range", "injective", "covers", "computations", "shared-layout", "packing",
+         "relation", "equivalent", "survivor")
+
+
+@dataclass
+class Outcome:
+    spec: str
+    fragment: str
+    location: str
+    operator: str
+    before: str  # the formula line as it was
+    after: str  # and as the mutant has it
+    verdict: str  # one of ORDER
+    by: str = ""  # the theorem's subject, or the relation's id, that killed it
+    difference: str = ""  # for a survivor: how its map differs
+
+    def key(self) -> str:
+        return f"{self.fragment} {self.location.rsplit(':', 2)[-2]} {self.operator}: {self.before} -> {self.after}"
+
+    def as_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class SpecCampaign:
+    spec: str
+    outcomes: list = field(default_factory=list)
+
+    def counts(self) -> dict:
+        out = {k: 0 for k in ORDER}
+        for o in self.outcomes:
+            out[o.verdict] += 1
+        return out
+
+
+def _lines(before: str, after: str) -> tuple:
+    a, b = before.splitlines(), after.splitlines()
+    for x, y in zip(a, b):
+        if x != y:
+            return x.strip(), y.strip()
+    return "", ""
+
+
+class _Context:
+    """What one spec's mutants are measured against: its readings and the relations that read it."""
+
+    def __init__(self, path: str, relation_files: list, opts: Options):
+        self.path, self.opts = path, opts
+        self.spec = load_spec(path)
+        self.readings = {f.id: materialize(f) for f in self.spec.fragments()}
+        self.relations = []
+        known = {os.path.abspath(path): self.spec}
+        for rp in relation_files:
+            for rel in load_relations(rp, known):
+                self.relations.append((rp, rel))
+
+
+def _mutant_reading(reading, block, src):
+    layout = lower(block, src, reading.fragment.letter)
+    width = Bounds(layout, (0, 31), reading.n).bits()
+    return dataclasses.replace(reading, layout=layout, width=width)
+
+
+def _fragment_verdict(reading, fragment) -> str | None:
+    for _, lanes in domains(fragment):
+        answers = py_engine.decide(reading.layout, lanes, reading.n, fragment.rows, fragment.cols)
+        for prop in ("defined", "in-range", "injective", "covers"):
+            if answers[prop][0] != "proved":
+                return prop
+    return None
+
+
+def _theorem_verdict(ctx, fid, mreading) -> tuple:
+    readings = dict(ctx.readings, **{fid: mreading})
+    for r in spec_theorems(ctx.spec, readings, ctx.opts):
+        if r.failed():
+            return r.property, r.subject or ""
+    original = ctx.readings[fid]
+    for path, rel in ctx.relations:
+        sides = [rel.equation.left, rel.equation.right]
+        if not any(s.reading is original for s in sides):
+            continue
+        eq = dataclasses.replace(rel.equation, **{tag: dataclasses.replace(s, reading=mreading)
+                                                  for tag, s in (("left", sides[0]), ("right", sides[1]))
+                                                  if s.reading is original})
+        r = equation_result(eq, ctx.opts, path, "relation", rel.id, str(rel.span), expect=rel.expect)
+        if r.failed():
+            return "relation", rel.id
+    return None, ""
+
+
+def _equivalence(original, mreading, fragment) -> tuple:
+    """(equivalent?, difference): z3 and the enumeration both asked whether the maps are equal."""
+    span = fragment.span
+    lanes = tuple(range(32))
+    i = ast.Var("i", 0)
+    src = {"element": plain("i", span)}
+    left = Side("original", original, None, i, None, None, src)
+    right = Side("mutant", mreading, None, i, None, None, src)
+    eq = Equation(f"{fragment.id} mutant", (("i", tuple(range(original.n))),), lanes, left, right, span)
+    verdict, _, _, _ = decide(eq, Options(cross_check=True))
+    if verdict == "proved":
+        return True, ""
+    if verdict == "unknown":
+        raise Disagreement(f"{fragment.id}: z3 gave no answer on the equivalence of a mutant")
+    return False, difference(eq)
+
+
+def run_fragment(ctx: _Context, fragment) -> list:
+    out = []
+    src = formula_source(fragment)
+    block = parse_block(src)
+    text = printer.block(block)
+    original = ctx.readings[fragment.id]
+    for m in mutants(block):
+        before, after = _lines(text, printer.block(m.block))
+        o = Outcome(ctx.path, fragment.id, str(src.span(m.off)), m.operator, before, after, "survivor")
+        try:
+            mreading = _mutant_reading(original, m.block, src)
+        except SpecError:
+            o.verdict = "bounds"
+            out.append(o)
+            continue
+        prop = _fragment_verdict(mreading, fragment)
+        if prop is None:
+            prop, o.by = _theorem_verdict(ctx, fragment.id, mreading)
+        if prop is None:
+            same, o.difference = _equivalence(original, mreading, fragment)
+            prop = "equivalent" if same else "survivor"
+        o.verdict = prop
+        out.append(o)
+    return out
+
+
+_CTX: dict = {}
+
+
+def _task(args):
+    path, k = args
+    ctx = _CTX[path]
+    return run_fragment(ctx, ctx.spec.fragments()[k])
+
+
+def campaign(files: list, jobs: int) -> list:
+    relation_files = [p for p in files if is_relations_file(p)]
+    specs = [p for p in files if not is_relations_file(p)]
+    opts = Options(cross_check=True)
+    for p in specs:
+        _CTX[p] = _Context(p, relation_files, opts)
+    tasks = [(p, k) for p in specs for k in range(len(_CTX[p].spec.fragments()))]
+    if jobs > 1 and len(tasks) > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            done = pool.map(_task, tasks, chunksize=1)
+    else:
+        done = [_task(t) for t in tasks]
+    out = {p: SpecCampaign(p) for p in specs}
+    for (p, _), outcomes in zip(tasks, done):
+        out[p].outcomes.extend(outcomes)
+    return [out[p] for p in specs]

@@ -1,0 +1,104 @@
+"""Fuzzing the untrusted inputs with hypothesis: random bytes into the YAML loader, random YAML
+trees (and real specs with a subtree replaced) into the schema and the meaning checks, random
+token strings from and beyond the formula grammar into the parser and the lowering. The only
+acceptable outcomes are a loaded spec or a located SpecError: never another exception, and each
+example within hypothesis' deadline. Cases hypothesis found are kept below as @example."""
+import os
+import random
+
+import yaml
+from hypothesis import HealthCheck, example, given, settings, strategies as st
+
+from conftest import SPECS
+
+from checker.errors import SourceSpan, SpecError
+from checker.formula.lower import lower
+from checker.formula.parser import parse_block
+from checker.spec.load import load_spec
+from checker.spec.text import plain
+
+FUZZ = settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def _load_text(tmp_path, name: str, data: bytes):
+    path = tmp_path / name
+    path.write_bytes(data)
+    try:
+        load_spec(str(path))
+    except SpecError as exc:
+        assert exc.span is None or exc.span.file == str(path)
+        assert str(exc)  # a message a person can read
+
+
+@FUZZ
+@given(st.binary(max_size=2048))
+@example(b"\xff\xfe")  # not UTF-8
+@example(b"a: &x [*x]")  # a self-referencing alias
+@example(b"!!python/object:os.system {}")
+def test_random_bytes(tmp_path, data):
+    _load_text(tmp_path, "m16n8k16.yaml", data)
+
+
+_SCALAR = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.text(max_size=30),
+                    st.floats(allow_nan=True))
+_TREE = st.recursive(_SCALAR, lambda kids: st.one_of(st.lists(kids, max_size=4),
+                                                     st.dictionaries(st.text(max_size=12), kids, max_size=4)),
+                     max_leaves=25)
+
+
+@FUZZ
+@given(_TREE)
+def test_random_yaml_trees(tmp_path, tree):
+    _load_text(tmp_path, "m8n8k32.yaml", yaml.safe_dump(tree).encode())
+
+
+def _paths(node, prefix=()):
+    yield prefix
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(node, list):
+        for k, v in enumerate(node):
+            yield from _paths(v, prefix + (k,))
+
+
+_SPEC = yaml.safe_load(open(os.path.join(SPECS, "m8n8k32.yaml")).read())
+_SPEC_PATHS = list(_paths(_SPEC))[1:]
+
+
+@FUZZ
+@given(st.sampled_from(_SPEC_PATHS), _TREE)
+@example(("sections", 0, "fragments", 0, "table", 0, "registers", "count"), 10**30)
+@example(("sections", 0, "fragments", 0, "formula"), "row = " + "(" * 200 + "1" + ")" * 200)
+def test_real_spec_with_a_subtree_replaced(tmp_path, path, tree):
+    import copy
+
+    doc = copy.deepcopy(_SPEC)
+    node = doc
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = tree
+    _load_text(tmp_path, "m8n8k32.yaml", yaml.safe_dump(doc).encode())
+
+
+TOKENS = ["%laneid", "i", "groupID", "threadID_in_group", "row", "col", "=", "==", "!=", "<", "<=", ">", ">=",
+          "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "&&", "||", "!", "(", ")", "{", "}", ",", "..",
+          "0", "1", "4", "8", "0x1F", "0b10", "99999999999", "for", "ai", "a0", "and", "where", "if",
+          "otherwise", "Otherwise", "\n", "  ", "i = {0,..,3}", "foo(", ".x", "__import__", "'", '"', "\t", "é"]
+
+
+@FUZZ
+@given(st.lists(st.sampled_from(TOKENS), max_size=40), st.randoms(use_true_random=False))
+@example(["row", "=", "(" * 60, "i"], random.Random(0))
+@example(["row", "=", "i", ">>", "99999999999", "\n", "col", "=", "i"], random.Random(0))
+def test_random_formulas(tokens, rnd):
+    text = " ".join(tokens)
+    if rnd.random() < 0.5:  # most real formulas have both assignments
+        text = "row = " + text + "\ncol = i\n"
+    src = plain(text, SourceSpan("f.yaml", 3, 5))
+    try:
+        layout = lower(parse_block(src), src, "a")
+    except SpecError as exc:
+        assert exc.span is not None and exc.span.file == "f.yaml"
+        return
+    assert layout.row is not None and layout.col is not None

@@ -1,0 +1,126 @@
+"""`checker mutate`: the campaign kills what it should, proves the equivalent mutants equal with
+z3 and the enumeration, lists every survivor, and keeps the known-gaps list honest."""
+import json
+import os
+
+import pytest
+
+from conftest import ROOT, SPECS
+
+from checker.formula.parser import parse_block
+from checker.mutate.operators import mutants
+from checker.spec.text import plain
+from checker.errors import SourceSpan
+
+GAPS = os.path.join(ROOT, "mutation", "known-gaps.yaml")
+
+
+@pytest.fixture(scope="module")
+def campaign_json():
+    import io
+
+    from checker.cli import main
+
+    out = io.StringIO()
+    code = main(["mutate", SPECS, "--known-gaps", GAPS, "--format", "json"], out, io.StringIO())
+    return code, json.loads(out.getvalue())
+
+
+def test_every_seed_mutant_is_killed_equivalent_or_a_known_gap(campaign_json):
+    code, data = campaign_json
+    assert code == 0 and data["unlisted_survivors"] == 0 and data["closed_gaps"] == []
+    outcomes = [o for s in data["specs"] for o in s["outcomes"]]
+    assert len(outcomes) > 400
+    verdicts = {o["verdict"] for o in outcomes}
+    # every stage kills something, or the campaign would not show that it can
+    assert {"bounds", "defined", "in-range", "injective", "relation", "equivalent", "survivor"} <= verdicts
+    assert {o["operator"] for o in outcomes} == {"constant", "operator", "mask", "boundary", "pieces"}
+    survivors = [o for o in outcomes if o["verdict"] == "survivor"]
+    assert survivors and all(o["by"].startswith("known gap: ") for o in survivors)
+    assert all("points give different cells" in o["difference"] for o in survivors)
+
+
+def test_equivalent_mutants_give_the_same_map(campaign_json):
+    _, data = campaign_json
+    eq = [o for s in data["specs"] for o in s["outcomes"] if o["verdict"] == "equivalent"]
+    # B.f16's `i & 0x1` only ever sees i in 0..1 on that piece: dropping the mask changes nothing
+    assert any(o["fragment"] == "B.f16" and o["operator"] == "mask" for o in eq)
+    assert all(o["difference"] == "" for o in eq)
+
+
+def test_relations_kill_what_the_fragment_properties_cannot(run):
+    """Without relations.yaml, swapping A.f16's row pieces (groupID <-> groupID + 8) is a bijection
+    no per-fragment property or spec theorem rejects; c-to-a-reuse does."""
+    alone = run("mutate", os.path.join(SPECS, "m16n8k16.yaml"), "--format", "json", "--jobs", "1")
+    assert alone.code == 1
+    survivors = [o for s in json.loads(alone.out)["specs"] for o in s["outcomes"] if o["verdict"] == "survivor"]
+    assert any(o["fragment"] == "A.f16" and o["operator"] == "pieces" for o in survivors)
+
+
+def test_an_unlisted_survivor_fails_and_a_closed_gap_fails(run, tmp_path):
+    r = run("mutate", os.path.join(SPECS, "m8n8k4.yaml"), "--jobs", "1")
+    assert r.code == 1 and "NOT A KNOWN GAP" in r.out and "6 not known gaps" in r.out
+    stale = tmp_path / "gaps.yaml"
+    stale.write_text(open(GAPS).read() + "- spec: specs/m8n8k4.yaml\n  fragment: C.f64\n  before: x\n"
+                     "  after: y\n  closes_it: nothing\n")
+    r = run("mutate", os.path.join(SPECS, "m8n8k4.yaml"), "--known-gaps", str(stale), "--jobs", "1")
+    assert r.code == 1 and "known gap no longer survives" in r.out
+
+
+def test_malformed_gaps_file_is_a_located_error(run, tmp_path):
+    bad = tmp_path / "gaps.yaml"
+    bad.write_text("gaps:\n  - spec: 1\n")
+    r = run("mutate", os.path.join(SPECS, "m8n8k32.yaml"), "--known-gaps", str(bad))
+    assert r.code == 3 and f"{bad}:2:" in r.err and "Traceback" not in r.err
+
+
+def test_campaign_is_deterministic(run):
+    def outcomes(jobs):
+        r = run("mutate", os.path.join(SPECS, "m8n8k32.yaml"), os.path.join(SPECS, "m16n8k256.yaml"),
+                "--format", "json", "--jobs", jobs)
+        data = json.loads(r.out)
+        data.pop("seconds")
+        return data
+
+    assert outcomes("1") == outcomes("2")
+
+
+def test_operators_are_single_point_and_distinct():
+    src = plain("row = groupID + 8 for ai where i >= 4\n    groupID otherwise\ncol = (i & 0x3) + 4 * 2\n",
+                SourceSpan("x.yaml", 1, 1))
+    ms = mutants(parse_block(src))
+    kinds = {m.operator for m in ms}
+    assert kinds == {"constant", "operator", "mask", "boundary", "pieces"}
+    from checker.formula import printer
+
+    texts = [printer.block(m.block) for m in ms]
+    assert len(texts) == len(set(texts))
+    assert any("i >= 5" in t for t in texts) and any("i > 4" in t for t in texts)
+    assert any("col = i + 4 * 2" in t for t in texts)
+
+
+def test_total_solver_budget_turns_every_query_unknown(run, monkeypatch):
+    """Resource bound: past the per-process solver budget nothing is proved; the gate fails."""
+    from checker.smt import solver
+
+    monkeypatch.setattr(solver, "_spent", solver.TOTAL_BUDGET_S)
+    r = run("prove", os.path.join(SPECS, "m8n8k32.yaml"), "--jobs", "1", "--format", "json")
+    assert r.code == 1
+    data = json.loads(r.out)
+    assert data["summary"]["unknown"] > 0 and data["summary"]["proved"] < 21
+    assert any("total solver budget" in x["message"] for x in data["results"])
+
+
+def test_prove_is_deterministic_apart_from_timings(run):
+    """Two runs of `checker prove specs/`, with one worker and with two: the same results, the same
+    counterexamples, the same SARIF, byte for byte once the timings are taken out."""
+    import re
+
+    def strip(r):
+        return re.sub(r'"(seconds|cross_check_seconds)": [0-9.e-]+', '"seconds": 0', r.out)
+
+    runs = [run("prove", SPECS, "--format", "json", "--jobs", j) for j in ("1", "2", "2")]
+    assert all(r.code == 0 for r in runs)
+    assert strip(runs[0]) == strip(runs[1]) == strip(runs[2])
+    texts = [re.sub(r"\(\d+\.\d+ s\)", "", run("prove", SPECS).out) for _ in range(2)]
+    assert texts[0] == texts[1]
