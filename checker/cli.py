@@ -461,10 +461,14 @@ def cmd_report(args, out, err) -> int:
 
 def cmd_mutate(args, out, err) -> int:
     from checker.mutate.command import run
+    from checker.theorems.relations import is_relations_file
 
     if args.jobs < 1:
         raise UsageError("--jobs takes a positive number")
-    return run(spec_files(args.paths), args.jobs, args.known_gaps, args.format, out)
+    files = spec_files(args.paths)
+    if all(is_relations_file(p) for p in files):
+        raise UsageError("mutate needs a spec file to mutate, not only relations: nothing was checked")
+    return run(files, args.jobs, args.known_gaps, args.format, out)
 
 
 def cmd_schema(args, out, err) -> int:

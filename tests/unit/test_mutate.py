@@ -67,6 +67,11 @@ def test_an_unlisted_survivor_fails_and_a_closed_gap_fails(run, tmp_path):
     assert r.code == 1 and "known gap no longer survives" in r.out
 
 
+def test_mutate_with_nothing_to_mutate_is_a_usage_error(run):
+    r = run("mutate", os.path.join(SPECS, "relations.yaml"))
+    assert r.code == 2 and "nothing was checked" in r.err
+
+
 def test_malformed_gaps_file_is_a_located_error(run, tmp_path):
     bad = tmp_path / "gaps.yaml"
     bad.write_text("gaps:\n  - spec: 1\n")
