@@ -17,14 +17,10 @@ MASKS = {"&", "%"}  # `i & 0x1F`, `%laneid % 4`: the operation that keeps a valu
 
 @dataclass(frozen=True)
 class Mutant:
+    """What changed is read off the printed blocks (campaign.py), so it is not kept here."""
     operator: str  # constant, operator, mask, boundary, pieces
     off: int  # where in the formula text
-    before: str
-    after: str
     block: ast.Block
-
-    def describe(self) -> str:
-        return f"{self.operator}: `{self.before}` -> `{self.after}`"
 
 
 def mutants(block: ast.Block) -> list:
@@ -54,29 +50,24 @@ def _set(parent, field, k, value):
 class _Local:
     operator: str
     off: int
-    before: str
-    after: str
     node: object
 
 
 def _wrap(m: _Local, rebuild) -> Mutant:
-    return Mutant(m.operator, m.off, m.before, m.after, rebuild(m.node))
+    return Mutant(m.operator, m.off, rebuild(m.node))
 
 
 def _assignment(a: ast.Assignment):
     for k, p in enumerate(a.pieces):
         for m in _expr(p.value):
-            yield _Local(m.operator, m.off, m.before, m.after, _set(a, "pieces", k, dataclasses.replace(p, value=m.node)))
-        for field in ("cond",):
-            node = getattr(p, field)
-            if node is not None:
-                for m in _expr(node):
-                    yield _Local(m.operator, m.off, m.before, m.after,
-                                 _set(a, "pieces", k, dataclasses.replace(p, cond=m.node)))
+            yield _Local(m.operator, m.off, _set(a, "pieces", k, dataclasses.replace(p, value=m.node)))
+        if p.cond is not None:
+            for m in _expr(p.cond):
+                yield _Local(m.operator, m.off, _set(a, "pieces", k, dataclasses.replace(p, cond=m.node)))
         if p.elem is not None and p.elem.where is not None:
             for m in _expr(p.elem.where):
                 elem = dataclasses.replace(p.elem, where=m.node)
-                yield _Local(m.operator, m.off, m.before, m.after,
+                yield _Local(m.operator, m.off,
                              _set(a, "pieces", k, dataclasses.replace(p, elem=elem)))
     for j in range(len(a.pieces)):
         for k in range(j + 1, len(a.pieces)):
@@ -85,11 +76,10 @@ def _assignment(a: ast.Assignment):
                 continue
             swapped = _set(_set(a, "pieces", j, dataclasses.replace(pj, value=pk.value)),
                            "pieces", k, dataclasses.replace(pk, value=pj.value))
-            yield _Local("pieces", pj.off, f"{a.target} pieces {j + 1} and {k + 1}",
-                         f"values swapped: {printer.expr(pk.value)} / {printer.expr(pj.value)}", swapped)
+            yield _Local("pieces", pj.off, swapped)
     for k, d in enumerate(a.locals):
         for m in _expr(d.value):
-            yield _Local(m.operator, m.off, m.before, m.after, _set(a, "locals", k, dataclasses.replace(d, value=m.node)))
+            yield _Local(m.operator, m.off, _set(a, "locals", k, dataclasses.replace(d, value=m.node)))
 
 
 def _expr(node):
@@ -99,31 +89,30 @@ def _expr(node):
             v = node.value + delta
             if v >= 0:
                 text = hex(v) if node.text.lower().startswith("0x") else bin(v) if node.text.lower().startswith("0b") else str(v)
-                yield _Local("constant", node.off, node.text, text, ast.Num(v, text, node.off))
+                yield _Local("constant", node.off, ast.Num(v, text, node.off))
         return
     if isinstance(node, ast.Unary):
         for m in _expr(node.arg):
-            yield _Local(m.operator, m.off, m.before, m.after, dataclasses.replace(node, arg=m.node))
+            yield _Local(m.operator, m.off, dataclasses.replace(node, arg=m.node))
         return
     if isinstance(node, ast.Bin):
         for op in NEIGHBOURS.get(node.op, ()):
-            new = dataclasses.replace(node, op=op)
-            yield _Local("operator", node.off, printer.expr(node), printer.expr(new), new)
+            yield _Local("operator", node.off, dataclasses.replace(node, op=op))
         if node.op in MASKS and isinstance(node.right, ast.Num):
-            yield _Local("mask", node.off, printer.expr(node), printer.expr(node.left), node.left)
+            yield _Local("mask", node.off, node.left)
         for m in _expr(node.left):
-            yield _Local(m.operator, m.off, m.before, m.after, dataclasses.replace(node, left=m.node))
+            yield _Local(m.operator, m.off, dataclasses.replace(node, left=m.node))
         for m in _expr(node.right):
-            yield _Local(m.operator, m.off, m.before, m.after, dataclasses.replace(node, right=m.node))
+            yield _Local(m.operator, m.off, dataclasses.replace(node, right=m.node))
         return
     if isinstance(node, ast.Chain):
         for k, op in enumerate(node.ops):
             for new_op in BOUNDARY.get(op, ()):
-                new = dataclasses.replace(node, ops=node.ops[:k] + (new_op,) + node.ops[k + 1:])
-                yield _Local("boundary", node.off, printer.expr(node), printer.expr(new), new)
+                ops = node.ops[:k] + (new_op,) + node.ops[k + 1:]
+                yield _Local("boundary", node.off, dataclasses.replace(node, ops=ops))
         for k, operand in enumerate(node.operands):
             if isinstance(operand, ast.SetLit):
                 continue
             for m in _expr(operand):
                 ops = node.operands[:k] + (m.node,) + node.operands[k + 1:]
-                yield _Local(m.operator, m.off, m.before, m.after, dataclasses.replace(node, operands=ops))
+                yield _Local(m.operator, m.off, dataclasses.replace(node, operands=ops))

@@ -17,7 +17,7 @@ def run(files: list, args, out) -> int:
             out.write(f"{args.out}: stale: no readable {site.TIMINGS}; run checker report {' '.join(args.paths)} "
                       f"--out {args.out}\n")
             return 1
-        outputs, report, _ = site.render(files, args.out, args.jobs, dumps, timings)
+        outputs, report = site.render(files, args.jobs, dumps, timings)
         problems = site.stale(args.out, outputs)
         for rel, why in problems:
             out.write(f"{os.path.join(args.out, rel)}: stale: {why}\n")
@@ -26,7 +26,7 @@ def run(files: list, args, out) -> int:
                    f"{args.out}: current ({len(outputs)} files)")
         out.write(f"{verdict} ({time.perf_counter() - t0:.2f} s)\n")
         return max(1 if problems else 0, exit_code(report.results))
-    outputs, report, _ = site.render(files, args.out, args.jobs, dumps, None)
+    outputs, report = site.render(files, args.jobs, dumps, None)
     written = site.write(args.out, outputs)
     failing = sum(r.failed() for r in report.results)
     out.write(f"{args.out}: {len(outputs)} files, {len(written)} written or removed; open "

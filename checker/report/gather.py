@@ -94,14 +94,13 @@ def _fragment(spec, fragment, results) -> FragmentView:
     marks = _marks([r for r in results if not r.erratum and r.counterexample])
     view.layout = panels(fragment, reading.layout, reading.n, marks)
     for e in fragment.errata:
-        mine = [r for r in results if r.erratum and r.counterexample
-                and r.counterexample.get("erratum_at") == str(e.span)]
+        mine = [r for r in results if r.erratum and _of(r, e)]
         heat = None
         if e.field == "formula":  # other errata leave the map as it is: no figure to show
             printed = materialize(fragment, e, reading.n)
             if printed.layout is not None:
                 heat = panels(fragment, printed.layout, reading.n, _marks(mine))
-        view.errata.append(ErratumView(e, [r for r in results if r.erratum and _of(r, e)], heat))
+        view.errata.append(ErratumView(e, mine, heat))
     return view
 
 

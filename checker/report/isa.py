@@ -84,21 +84,22 @@ def hardware_agreement(spec_files: list, dump_dir: str | None) -> tuple:
     from checker.spec.load import load_spec
     from checker.theorems.relations import is_relations_file
 
-    paths = [p for p in dumps.find([dump_dir])]
+    paths = dumps.find([dump_dir])
     if not paths:
         return {}, 0
     specs = [(p, load_spec(p)) for p in spec_files if not is_relations_file(p)]
     results, _ = crosscheck(specs, paths)
-    by_instr = {v.instruction: v for _, s in specs for v in variants(s)}
-    bad = {r.detail.get("dump") for r in results if r.failed()}
+    # the crosscheck names each result's dump, its source and its instruction: no second read
+    by_instr = {v.instruction.replace("mma.sync.aligned.", ""): v for _, s in specs for v in variants(s)}
+    per_dump: dict = {}
+    for r in results:
+        if "dump" in r.detail:
+            per_dump.setdefault(r.detail["dump"], []).append(r)
     counts: dict = {}
     agreeing = 0
-    for p in paths:
-        if p in bad:
-            continue
-        d = dumps.read(p)
-        v = by_instr.get(d.header["instruction"])
-        if v is None or d.synthetic:
+    for rs in per_dump.values():
+        v = by_instr.get(rs[0].subject)
+        if v is None or rs[0].detail["source"] != "hardware" or any(r.failed() for r in rs):
             continue
         agreeing += 1
         for key in {(v.shape, "A", v.atype), (v.shape, "B", v.btype),

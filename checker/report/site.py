@@ -18,8 +18,8 @@ TIMINGS = "timings.json"
 FIGURES = "figures"
 
 
-def render(files: list, out: str, jobs: int, dumps: str | None, timings: dict | None):
-    """-> (outputs {relative path: text}, report, timings used)."""
+def render(files: list, jobs: int, dumps: str | None, timings: dict | None):
+    """-> (outputs {relative path: text}, report). timings None: measure them now."""
     hardware, agreeing = isa.hardware_agreement(files, dumps)
     t0 = time.perf_counter()
     report = gather(files, jobs, hardware, agreeing)
@@ -31,7 +31,7 @@ def render(files: list, out: str, jobs: int, dumps: str | None, timings: dict | 
     outputs["index.html"] = html.render(pages, TITLE)
     outputs.update({f"{FIGURES}/{name}": svg for name, svg in figs.items()})
     outputs[TIMINGS] = json.dumps(dict(sorted(timings.items())), indent=0) + "\n"
-    return outputs, report, timings
+    return outputs, report
 
 
 def committed_timings(out: str) -> dict | None:

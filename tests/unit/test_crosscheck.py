@@ -16,7 +16,7 @@ from conftest import ROOT, SPECS
 from checker.probe import dump, patterns, sass
 from checker.probe.record import record
 from checker.semantics.execute import _dyadic, _rational
-from checker.semantics.variants import find, variants
+from checker.semantics.variants import find
 from checker.spec.load import load_spec
 
 SYNTHETIC = os.path.join(ROOT, "reports", "synthetic")

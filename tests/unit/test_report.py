@@ -196,8 +196,8 @@ def test_report_is_deterministic(report_dir, monkeypatch):
     monkeypatch.chdir(ROOT)
     timings = site.committed_timings(report_dir)
     files = [os.path.join("specs", n) for n in sorted(os.listdir(SPECS)) if n.endswith(".yaml")]
-    a, _, _ = site.render(files, report_dir, 1, None, timings)
-    b, _, _ = site.render(files, report_dir, 2, None, timings)
+    a, _ = site.render(files, 1, None, timings)
+    b, _ = site.render(files, 2, None, timings)
     assert a == b
 
 
@@ -227,3 +227,30 @@ def test_isa_coverage_counts(report_dir):
     assert "| `mma.sp` | m16n8k16 | A | .f16 | — |" in page
     data = yaml.safe_load(_read(ROOT, "checker", "report", "isa-support.yaml"))
     assert all(r["instruction"] in ("mma", "mma.sp") for r in data)
+
+
+def _as_hardware(src, dst_dir):
+    """A synthetic dump relabelled as hardware: what `checker probe` on a GPU would write when the
+    GPU agrees."""
+    import gzip
+    import json
+
+    with gzip.open(src, "rt") as fh:
+        d = json.load(fh)
+    d["source"] = "hardware"
+    d["note"] = "relabelled by a test"
+    dst = os.path.join(dst_dir, os.path.basename(src))
+    with gzip.open(dst, "wt") as fh:
+        json.dump(d, fh)
+    return dst
+
+
+def test_hardware_dumps_that_agree_are_counted_per_type(tmp_path):
+    name = "m16n8k16.row.col.f32.bf16.bf16.f32.dump.json.gz"
+    _as_hardware(os.path.join(ROOT, "reports", "synthetic", name), str(tmp_path))
+    files = [os.path.join(SPECS, "m16n8k16.yaml")]
+    counts, agreeing = isa.hardware_agreement(files, str(tmp_path))
+    assert agreeing == 1
+    assert counts == {("m16n8k16", "A", "bf16"): 1, ("m16n8k16", "B", "bf16"): 1, ("m16n8k16", "C/D", "f32"): 1}
+    # the synthetic dumps themselves never count
+    assert isa.hardware_agreement(files, os.path.join(ROOT, "reports", "synthetic")) == ({}, 0)
