@@ -83,6 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     mu = sub.add_parser("mutate", help="the mutation campaign: which wrong layouts would the theorems let through?")
     mu.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders (relations files included)")
     mu.add_argument("--known-gaps", metavar="FILE", help="survivors accepted, each with the theorem that would close it")
+    mu.add_argument("--dumps", action="append", metavar="DIR",
+                    help="probe dumps (files or folders) to run each mutant through crosscheck against")
     mu.add_argument("--format", choices=["text", "json"], default="text")
     mu.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N")
     sub.add_parser("schema", help="print the spec JSON Schema")
@@ -468,7 +470,7 @@ def cmd_mutate(args, out, err) -> int:
     files = spec_files(args.paths)
     if all(is_relations_file(p) for p in files):
         raise UsageError("mutate needs a spec file to mutate, not only relations: nothing was checked")
-    return run(files, args.jobs, args.known_gaps, args.format, out)
+    return run(files, args.jobs, args.known_gaps, args.format, out, args.dumps)
 
 
 def cmd_schema(args, out, err) -> int:

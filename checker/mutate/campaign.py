@@ -8,6 +8,9 @@ formula (operators.py) goes through what `checker prove` would run on it, cheape
   computations, shared-layout, packing
                  the spec's cross-layout theorems, both engines, with the mutant in place
   relation       every relation of the relations files that reads the fragment
+  crosscheck     every probe dump given (--dumps) of a variant that reads the fragment, run
+                 through `checker crosscheck` with the mutant in place: hardware says which lane
+                 holds which cell, which no theorem about the layouts alone can
   equivalent     z3 proves the mutant's map equal to the original at every (lane, i), and the
                  enumeration agrees: not a defect, no theorem could kill it
   survivor       none of the above: a wrong layout that every theorem lets through
@@ -21,7 +24,7 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 
-from checker.errors import SpecError
+from checker.errors import CheckerError, SpecError
 from checker.formula import ast, printer
 from checker.formula.bounds import Bounds
 from checker.formula.lower import lower
@@ -30,7 +33,7 @@ from checker.mutate.operators import mutants
 from checker.properties import enumerate as py_engine
 from checker.prover import Options, domains
 from checker.spec.load import load_spec
-from checker.spec.reading import formula_source, materialize
+from checker.spec.reading import formula_source, materialize, substituted
 from checker.spec.text import plain
 from checker.theorems.consistency import spec_theorems
 from checker.theorems.equation import Equation, Side, difference
@@ -38,7 +41,7 @@ from checker.theorems.relations import is_relations_file, load_relations
 from checker.theorems.run import Disagreement, decide, equation_result
 
 ORDER = ("bounds", "defined", "in-range", "injective", "covers", "computations", "shared-layout", "packing",
-         "relation", "equivalent", "survivor")
+         "relation", "crosscheck", "equivalent", "survivor")
 
 
 @dataclass
@@ -64,6 +67,7 @@ class Outcome:
 class SpecCampaign:
     spec: str
     outcomes: list = field(default_factory=list)
+    dumps: list = field(default_factory=list)  # (path, synthetic?) of the dumps its mutants met
 
     def counts(self) -> dict:
         out = {k: 0 for k in ORDER}
@@ -83,7 +87,7 @@ def _lines(before: str, after: str) -> tuple:
 class _Context:
     """What one spec's mutants are measured against: its readings and the relations that read it."""
 
-    def __init__(self, path: str, relation_files: list, opts: Options):
+    def __init__(self, path: str, relation_files: list, opts: Options, dumps: list):
         self.path, self.opts = path, opts
         self.spec = load_spec(path)
         self.readings = {f.id: materialize(f) for f in self.spec.fragments()}
@@ -92,6 +96,28 @@ class _Context:
         for rp in relation_files:
             for rel in load_relations(rp, known):
                 self.relations.append((rp, rel))
+        self.dumps = _dumps_of(self.spec, path, dumps)
+
+
+def _dumps_of(spec, path: str, dumps: list) -> list:
+    """(dump, variant) for every dump of this spec's variants. A dump the spec itself disagrees
+    with would kill every mutant and measure nothing, so it stops the campaign."""
+    from checker.probe.crosscheck import check_dump
+    from checker.semantics.variants import variants
+
+    by_instruction = {v.instruction: v for v in variants(spec)}
+    out = []
+    for d in dumps:
+        v = by_instruction.get(d.header["instruction"])
+        if v is None:
+            continue
+        bad = [r for r in check_dump(v, path, d) if r.failed()]
+        if bad:
+            raise CheckerError(f"{bad[0].location}: {path} itself disagrees with the dump {d.path} "
+                               f"({bad[0].property}: {bad[0].message}); run `checker crosscheck` and settle that "
+                               "first: every mutant measured against it would be killed")
+        out.append((d, v))
+    return out
 
 
 def _mutant_reading(reading, block, src):
@@ -125,6 +151,21 @@ def _theorem_verdict(ctx, fid, mreading) -> tuple:
         r = equation_result(eq, ctx.opts, path, "relation", rel.id, str(rel.span), expect=rel.expect)
         if r.failed():
             return "relation", rel.id
+    return None, ""
+
+
+def _crosscheck_verdict(ctx, fragment, mreading) -> tuple:
+    from checker.probe.crosscheck import check_dump
+
+    for d, v in ctx.dumps:
+        if not any(f is fragment for f in (v.a, v.b, v.c, v.d)):
+            continue
+        with substituted(fragment, mreading):
+            results = check_dump(v, ctx.path, d)
+        for r in results:
+            if r.failed():
+                tag = " (synthetic dump: the reference model, not hardware)" if d.synthetic else ""
+                return "crosscheck", f"{r.property} {r.subject}{tag}"
     return None, ""
 
 
@@ -163,6 +204,8 @@ def run_fragment(ctx: _Context, fragment) -> list:
         prop = _fragment_verdict(mreading, fragment)
         if prop is None:
             prop, o.by = _theorem_verdict(ctx, fragment.id, mreading)
+        if prop is None and ctx.dumps:
+            prop, o.by = _crosscheck_verdict(ctx, fragment, mreading)
         if prop is None:
             same, o.difference = _equivalence(original, mreading, fragment)
             prop = "equivalent" if same else "survivor"
@@ -180,12 +223,13 @@ def _task(args):
     return run_fragment(ctx, ctx.spec.fragments()[k])
 
 
-def campaign(files: list, jobs: int) -> list:
+def campaign(files: list, jobs: int, dumps: list = ()) -> list:
+    """dumps: probe dumps already read (checker.probe.dump.read)."""
     relation_files = [p for p in files if is_relations_file(p)]
     specs = [p for p in files if not is_relations_file(p)]
     opts = Options(cross_check=True)
     for p in specs:
-        _CTX[p] = _Context(p, relation_files, opts)
+        _CTX[p] = _Context(p, relation_files, opts, list(dumps))
     tasks = [(p, k) for p in specs for k in range(len(_CTX[p].spec.fragments()))]
     if jobs > 1 and len(tasks) > 1:
         import multiprocessing
@@ -194,7 +238,7 @@ def campaign(files: list, jobs: int) -> list:
             done = pool.map(_task, tasks, chunksize=1)
     else:
         done = [_task(t) for t in tasks]
-    out = {p: SpecCampaign(p) for p in specs}
+    out = {p: SpecCampaign(p, dumps=[(d.path, d.synthetic) for d, _ in _CTX[p].dumps]) for p in specs}
     for (p, _), outcomes in zip(tasks, done):
         out[p].outcomes.extend(outcomes)
     return [out[p] for p in specs]

@@ -16,24 +16,34 @@ def kill_rate(counts: dict) -> tuple:
     return killed, live
 
 
-def run(files: list, jobs: int, gaps_path: str | None, fmt: str, out) -> int:
+def run(files: list, jobs: int, gaps_path: str | None, fmt: str, out, dump_dirs: list | None = None) -> int:
+    from checker.probe import dump
+
     t0 = time.perf_counter()
-    results = campaign(files, jobs)
+    dumps = [dump.read(p) for p in dump.find(dump_dirs)] if dump_dirs else []
+    results = campaign(files, jobs, dumps)
+    used = _dumps_used(results, dumps)
     gaps = known.load(gaps_path) if gaps_path else []
     unlisted, closed = known.match(results, gaps)
     seconds = time.perf_counter() - t0
     if fmt == "json":
         json.dump({"specs": [{"spec": c.spec, "counts": c.counts(),
                               "outcomes": [o.as_json() for o in c.outcomes]} for c in results],
-                   "unlisted_survivors": len(unlisted), "closed_gaps": closed,
+                   "unlisted_survivors": len(unlisted), "closed_gaps": closed, "dumps": used,
                    "seconds": round(seconds, 3)}, out, indent=1)
         out.write("\n")
     else:
-        out.write(text(results, unlisted, closed, seconds))
+        out.write(text(results, unlisted, closed, seconds, used if dump_dirs else None))
     return 1 if unlisted or closed else 0
 
 
-def text(results, unlisted, closed, seconds) -> str:
+def _dumps_used(results, dumps) -> dict:
+    used = [synthetic for c in results for _, synthetic in c.dumps]
+    return {"given": len(dumps), "of_these_specs": len(used),
+            "hardware": used.count(False), "synthetic": used.count(True)}
+
+
+def text(results, unlisted, closed, seconds, used=None) -> str:
     lines, total = [], {k: 0 for k in ORDER}
     for c in results:
         counts = c.counts()
@@ -51,6 +61,13 @@ def text(results, unlisted, closed, seconds) -> str:
     for g in closed:
         lines.append(f"known gap no longer survives (remove it from the list): {g['spec']} {g['fragment']}: "
                      f"`{g['before']}` -> `{g['after']}`")
+    if used is not None:
+        lines.append("crosscheck stage: no probe dump in the --dumps folders; it checked nothing" if not used["given"] else
+                     f"crosscheck stage: {used['of_these_specs']} of {used['given']} dumps are of these specs "
+                     f"({used['hardware']} hardware, {used['synthetic']} synthetic)"
+                     + ("; it checked nothing" if not used["of_these_specs"] else "")
+                     + ("; synthetic dumps are the reference model run on the spec: they show the stage works, "
+                        "not what hardware does" if used["synthetic"] else ""))
     killed, live = kill_rate(total)
     lines.append(f"{sum(total.values())} mutants: {killed} of {live} non-equivalent killed ({_pct(killed, live)}), "
                  f"{total['equivalent']} equivalent (z3 proves the same map), {total['survivor']} survivors "

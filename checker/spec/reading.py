@@ -2,6 +2,7 @@
 erratum, the document as printed (that erratum undone, every other one applied)."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from checker.errors import SpecError
@@ -69,6 +70,23 @@ def materialize(fragment: model.Fragment, revert: model.Erratum | None = None, n
     reading = _materialize(fragment, revert, n)
     _MEMO[key] = (fragment, revert, reading)
     return reading
+
+
+@contextmanager
+def substituted(fragment: model.Fragment, reading: Reading):
+    """Everything that reads `fragment` in this block reads `reading` instead: the mutation
+    campaign runs a mutant through code (the reference model, crosscheck) that reads layouts by
+    fragment, not by reading."""
+    key = (id(fragment), id(None), None)
+    saved = _MEMO.get(key)
+    _MEMO[key] = (fragment, None, reading)
+    try:
+        yield
+    finally:
+        if saved is None:
+            _MEMO.pop(key, None)
+        else:
+            _MEMO[key] = saved
 
 
 def _materialize(fragment, revert, n) -> Reading:

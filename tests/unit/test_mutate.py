@@ -129,3 +129,43 @@ def test_prove_is_deterministic_apart_from_timings(run):
     assert strip(runs[0]) == strip(runs[1]) == strip(runs[2])
     texts = [re.sub(r"\(\d+\.\d+ s\)", "", run("prove", SPECS).out) for _ in range(2)]
     assert texts[0] == texts[1]
+
+
+SYNTHETIC = os.path.join(ROOT, "reports", "synthetic")
+
+
+def test_crosscheck_stage_kills_what_no_theorem_can(run):
+    """The six known gaps (m8n8k4 .f16 lane-group swaps) pass every theorem; a dump of the
+    instruction kills each (the predicted D already differs). The synthetic dumps stand in for hardware
+    here: they are the reference model run on the committed spec."""
+    r = run("mutate", os.path.join(SPECS, "m8n8k4.yaml"), os.path.join(SPECS, "relations.yaml"),
+            "--known-gaps", GAPS, "--dumps", SYNTHETIC, "--format", "json")
+    data = json.loads(r.out)
+    outcomes = data["specs"][0]["outcomes"]
+    by_crosscheck = [o for o in outcomes if o["verdict"] == "crosscheck"]
+    assert data["dumps"] == {"given": 35, "of_these_specs": 13, "hardware": 0, "synthetic": 13}
+    assert len(by_crosscheck) == 6 and not any(o["verdict"] == "survivor" for o in outcomes)
+    assert all(o["by"].startswith(("predicts ", "identifies-")) and "synthetic" in o["by"] for o in by_crosscheck)
+    # every gap the list names is now closed, so the list is stale and the run fails
+    assert r.code == 1 and len(data["closed_gaps"]) == 6
+
+
+def test_crosscheck_stage_with_no_dump_checks_nothing_and_says_so(run, tmp_path):
+    r = run("mutate", os.path.join(SPECS, "m8n8k32.yaml"), "--dumps", str(tmp_path))
+    assert r.code == 0 and "crosscheck stage: no probe dump" in r.out and "it checked nothing" in r.out
+
+
+def test_a_dump_the_spec_itself_disagrees_with_stops_the_campaign(run, tmp_path):
+    """A mutant that every theorem accepts, written into the spec: the dumps of the committed spec
+    now disagree with it, so measuring mutants against them would be meaningless."""
+    text = open(os.path.join(SPECS, "m8n8k4.yaml")).read()
+    before = ("row =            %laneid % 4          if %laneid < 16\n"
+              "                          (%laneid % 4) + 4     otherwise")
+    assert before in text, "the m8n8k4 A.f16.row formula moved"
+    spec = tmp_path / "m8n8k4.yaml"
+    spec.write_text(text.replace(before, "row =            (%laneid % 4) + 4    if %laneid < 16\n"
+                                         "                          %laneid % 4           otherwise", 1))
+    assert run("prove", str(spec)).code == 0  # every theorem holds
+    r = run("mutate", str(spec), "--dumps", SYNTHETIC, "--jobs", "1")
+    assert r.code == 1 and "itself disagrees with the dump" in r.err and ".dump.json.gz" in r.err
+    assert f"{spec}:" in r.err and "Traceback" not in r.err
