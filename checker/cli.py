@@ -27,6 +27,8 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument("--format", choices=["text", "json", "sarif", "junit"], default="text")
     pr.add_argument("--output", metavar="FILE", help="write the report here instead of stdout (the text "
                     "summary still goes to stdout)")
+    pr.add_argument("--no-cache", action="store_true",
+                    help="prove again even when an identical run's results are cached (see README: Speed)")
     pr.add_argument("--no-cross-check", action="store_true",
                     help="skip the plain-Python engine that checks every z3 verdict")
     pr.add_argument("--dump-smt", metavar="DIR", help="write every named z3 query as SMT-LIB")
@@ -110,7 +112,8 @@ def spec_files(paths) -> list:
 
 
 def cmd_prove(args, out, err) -> int:
-    from checker.prover import Options, prove_paths
+    from checker import cache
+    from checker.files import is_relations_file
     from checker.report.text import prove_report
     from checker.results import exit_code, summary
 
@@ -118,14 +121,23 @@ def cmd_prove(args, out, err) -> int:
     t0 = time.perf_counter()
     if args.jobs < 1:
         raise UsageError("--jobs takes a positive number")
-    opts = Options(cross_check=not args.no_cross_check, dump_smt=args.dump_smt, jobs=args.jobs)
-    results = prove_paths(files, opts)
-    seconds = time.perf_counter() - t0
-    from checker.theorems.relations import is_relations_file
+    # a hit imports neither z3 nor lark nor jsonschema: that is where its speed comes from
+    where = None if args.no_cache or args.dump_smt else cache.folder()
+    k = cache.key(files, {"cross_check": not args.no_cross_check}) if where else None
+    results = cache.load(where, k) if where else None
+    cached = results is not None
+    if not cached:
+        from checker.prover import Options, prove_paths
 
-    text = prove_report(results, seconds, len(files), sum(map(is_relations_file, files)))
+        opts = Options(cross_check=not args.no_cross_check, dump_smt=args.dump_smt, jobs=args.jobs)
+        results = prove_paths(files, opts)
+        if where:
+            cache.store(where, k, results)
+    seconds = time.perf_counter() - t0
+    text = prove_report(results, seconds, len(files), sum(map(is_relations_file, files)), cached)
     if args.format == "json":
-        report = json.dumps({"summary": summary(results) | {"specs": len(files), "seconds": round(seconds, 4)},
+        report = json.dumps({"summary": summary(results) | {"specs": len(files), "seconds": round(seconds, 4),
+                                                            "cached": cached},
                              "results": [r.as_json() for r in results]}, indent=1) + "\n"
     elif args.format == "sarif":
         from checker.report.sarif import render
@@ -150,7 +162,8 @@ def cmd_prove(args, out, err) -> int:
 def cmd_validate(args, out, err) -> int:
     from checker.spec.load import load_spec
     from checker.spec.reading import materialize
-    from checker.theorems.relations import is_relations_file, load_relations
+    from checker.files import is_relations_file
+    from checker.theorems.relations import load_relations
 
     worst = 0
     report = []
@@ -286,7 +299,7 @@ def _archs(text: str) -> list:
 def _variants_of(paths) -> list:
     from checker.semantics.variants import variants
     from checker.spec.load import load_spec
-    from checker.theorems.relations import is_relations_file
+    from checker.files import is_relations_file
 
     out = []
     for path in spec_files(paths):
@@ -405,7 +418,7 @@ def cmd_crosscheck(args, out, err) -> int:
     from checker.probe.dump import find
     from checker.results import exit_code, summary
     from checker.spec.load import load_spec
-    from checker.theorems.relations import is_relations_file
+    from checker.files import is_relations_file
 
     t0 = time.perf_counter()
     specs = [(p, load_spec(p)) for p in spec_files(args.paths) if not is_relations_file(p)]
@@ -463,7 +476,7 @@ def cmd_report(args, out, err) -> int:
 
 def cmd_mutate(args, out, err) -> int:
     from checker.mutate.command import run
-    from checker.theorems.relations import is_relations_file
+    from checker.files import is_relations_file
 
     if args.jobs < 1:
         raise UsageError("--jobs takes a positive number")

@@ -19,3 +19,10 @@ def under(paths, suffixes: tuple) -> list:
         else:
             raise UsageError(f"no such file or folder: {path}")
     return out
+
+
+RELATIONS_FILE = "relations.yaml"
+
+
+def is_relations_file(path: str) -> bool:
+    return os.path.basename(path) == RELATIONS_FILE

@@ -14,7 +14,8 @@ from checker.spec.load import load_spec
 from checker.spec.reading import materialize
 from checker.theorems.consistency import FAMILIES, dimensions, spec_theorems
 from checker.theorems.equation import difference
-from checker.theorems.relations import is_relations_file, load_relations
+from checker.files import is_relations_file
+from checker.theorems.relations import load_relations
 from checker.theorems.run import equation_result
 
 

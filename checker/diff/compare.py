@@ -143,6 +143,6 @@ def _same(a: str, b: str) -> bool:
 
 
 def _is_relations(path) -> bool:
-    from checker.theorems.relations import is_relations_file
+    from checker.files import is_relations_file
 
     return is_relations_file(path)

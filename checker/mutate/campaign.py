@@ -37,7 +37,8 @@ from checker.spec.reading import formula_source, materialize, substituted
 from checker.spec.text import plain
 from checker.theorems.consistency import spec_theorems
 from checker.theorems.equation import Equation, Side, difference
-from checker.theorems.relations import is_relations_file, load_relations
+from checker.files import is_relations_file
+from checker.theorems.relations import load_relations
 from checker.theorems.run import Disagreement, decide, equation_result
 
 ORDER = ("bounds", "defined", "in-range", "injective", "covers", "computations", "shared-layout", "packing",

@@ -12,7 +12,7 @@ from checker.report.figures import COMPUTATION_STROKE, Panel
 from checker.results import SPEC_ERROR, Result
 from checker.spec.load import load_spec
 from checker.spec.reading import formula, materialize
-from checker.theorems.relations import is_relations_file
+from checker.files import is_relations_file
 
 
 @dataclass

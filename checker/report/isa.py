@@ -82,7 +82,7 @@ def hardware_agreement(spec_files: list, dump_dir: str | None) -> tuple:
     from checker.probe.crosscheck import crosscheck
     from checker.semantics.variants import variants
     from checker.spec.load import load_spec
-    from checker.theorems.relations import is_relations_file
+    from checker.files import is_relations_file
 
     paths = dumps.find([dump_dir])
     if not paths:

@@ -14,7 +14,7 @@ def _cex_lines(cex: dict) -> list:
     return out
 
 
-def prove_report(results: list, seconds: float, files: int, relation_files: int = 0) -> str:
+def prove_report(results: list, seconds: float, files: int, relation_files: int = 0, cached: bool = False) -> str:
     lines = []
     by_fragment: dict = {}
     theorems: dict = {}
@@ -61,5 +61,6 @@ def prove_report(results: list, seconds: float, files: int, relation_files: int 
         f"{s['errata_confirmed']} errata confirmed; "
         + (f"{relation_files} relations file{'s' if relation_files != 1 else ''}; " if relation_files else "")
         + f"theorems: {t['proved']} proved, {t['declared_refutations']} refuted as declared, "
-        f"{t['refuted'] + t['unknown'] + t['spec_errors']} failed ({seconds:.2f} s)")
+        f"{t['refuted'] + t['unknown'] + t['spec_errors']} failed ({seconds:.2f} s"
+        + (", the results of an identical earlier run, from the cache; --no-cache proves again)" if cached else ")"))
     return "\n".join(lines) + "\n"

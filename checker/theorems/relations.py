@@ -18,12 +18,7 @@ from checker.spec.reading import materialize
 from checker.theorems.equation import Equation, Side, check_names
 
 SCHEMA_ID = "ptx-fragment-checker/relations/1"
-FILE_NAME = "relations.yaml"
 _NOT_VARIABLES = {"lane", "row", "col"}
-
-
-def is_relations_file(path: str) -> bool:
-    return os.path.basename(path) == FILE_NAME
 
 
 @dataclass(frozen=True)
