@@ -89,6 +89,19 @@ def _parser() -> argparse.ArgumentParser:
                     help="probe dumps (files or folders) to run each mutant through crosscheck against")
     mu.add_argument("--format", choices=["text", "json"], default="text")
     mu.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N")
+    ex = sub.add_parser("export", help="a fragment as CuTe, Triton, C++/CUDA or Python, checked against the spec")
+    ex.add_argument("spec", metavar="SPEC")
+    ex.add_argument("--fragment", required=True, metavar="ID")
+    ex.add_argument("--to", required=True, choices=["cute", "triton", "cpp", "python"])
+    ex.add_argument("--computation", type=int, metavar="N",
+                    help="for mma.m8n8k4 .f16: which MMA computation's lanes (default 1)")
+    ex.add_argument("--output", metavar="FILE", help="write it here instead of stdout")
+    wh = sub.add_parser("where", help="which lane, element, register and bits hold a matrix cell")
+    wh.add_argument("spec", metavar="SPEC")
+    wh.add_argument("--fragment", required=True, metavar="ID")
+    wh.add_argument("--row", required=True, type=int)
+    wh.add_argument("--col", required=True, type=int)
+    wh.add_argument("--format", choices=["text", "json"], default="text")
     sub.add_parser("schema", help="print the spec JSON Schema")
     return p
 
@@ -486,6 +499,32 @@ def cmd_mutate(args, out, err) -> int:
     return run(files, args.jobs, args.known_gaps, args.format, out, args.dumps)
 
 
+def cmd_export(args, out, err) -> int:
+    from checker.export.command import export
+
+    command = " ".join(["checker export", args.spec, "--fragment", args.fragment, "--to", args.to]
+                       + (["--computation", str(args.computation)] if args.computation is not None else []))
+    text = export(args.spec, args.fragment, args.to, args.computation, command)
+    if args.output:
+        with open(args.output, "w") as fh:
+            fh.write(text)
+    else:
+        out.write(text)
+    return 0
+
+
+def cmd_where(args, out, err) -> int:
+    from checker.export.command import where, where_text
+
+    w = where(args.spec, args.fragment, args.row, args.col)
+    if args.format == "json":
+        json.dump(w, out, indent=1)
+        out.write("\n")
+    else:
+        out.write(where_text(w))
+    return 0 if w["holders"] else 1
+
+
 def cmd_schema(args, out, err) -> int:
     from checker.spec.load import schema
 
@@ -496,7 +535,8 @@ def cmd_schema(args, out, err) -> int:
 
 COMMANDS = {"prove": cmd_prove, "validate": cmd_validate, "eval": cmd_eval, "table": cmd_table,
             "simulate": cmd_simulate, "probe": cmd_probe, "crosscheck": cmd_crosscheck, "diff": cmd_diff,
-            "report": cmd_report, "mutate": cmd_mutate, "schema": cmd_schema}
+            "report": cmd_report, "mutate": cmd_mutate, "export": cmd_export, "where": cmd_where,
+            "schema": cmd_schema}
 
 
 def main(argv=None, stdout=None, stderr=None) -> int:

@@ -1,0 +1,202 @@
+"""`checker export` and `checker where`: every export of every seed fragment round-trips (the
+Python module imported and run, the C++ header compiled with g++ and run, both over every point
+and every cell), CuTe's own published layouts come out, a layout that is not linear or not
+strided is refused with the point where it fails, and `where` answers from the spec."""
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import SPECS
+
+from checker.export import derive
+from checker.spec.load import load_spec
+
+SEEDS = ["m16n8k16", "m16n8k256", "m8n8k32", "m8n8k4"]
+FRAGMENTS = [(s, f.id) for s in SEEDS for f in load_spec(os.path.join(SPECS, s + ".yaml")).fragments()]
+
+
+def _spec(shape):
+    return os.path.join(SPECS, shape + ".yaml")
+
+
+def _truth(shape, fid):
+    frag = load_spec(_spec(shape)).fragment(fid)
+    return derive.build(frag, 1 if frag.computations else None)
+
+
+# CuTe's layouts for these instructions, as cutlass include/cute/atom/mma_traits_sm80.hpp and
+# mma_traits_sm70.hpp publish them (SM80_16x8x16_F16F16F16F16_TN, SM80_8x8x4_F64F64F64F64_TN,
+# SM70_8x8x4_F16F16F16F16_TN, whose thread index is the position among a quad-pair's lanes)
+CUTE = [
+    ("m16n8k16", "A.f16", "((4,8),(2,2,2)):((32,1),(16,8,128))"),
+    ("m16n8k16", "B.f16", "((4,8),(2,2)):((16,1),(8,64))"),
+    ("m16n8k16", "C.float", "((4,8),(2,2)):((32,1),(16,8))"),
+    ("m8n8k4", "A.f64", "((4,8),1):((8,1),0)"),
+    ("m8n8k4", "A.f16.row", "(8,4):(1,8)"),
+]
+
+
+@pytest.mark.parametrize("shape,fid,published", CUTE)
+def test_cute_export_is_cutes_own_layout(run, shape, fid, published):
+    r = run("export", _spec(shape), "--fragment", fid, "--to", "cute")
+    assert r.code == 0, r.err
+    assert f"// CuTe DSL / pycute: {published}" in r.out
+    assert "z3 proved it equal" in r.out and "enumeration agrees" in r.out
+
+
+@pytest.mark.parametrize("shape,fid", FRAGMENTS)
+def test_python_export_round_trips(run, tmp_path, shape, fid):
+    r = run("export", _spec(shape), "--fragment", fid, "--to", "python")
+    assert r.code == 0, r.err
+    path = tmp_path / "layout.py"
+    path.write_text(r.out)
+    spec = importlib.util.spec_from_file_location("layout", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # generated from a committed seed spec, in a test
+    m = _truth(shape, fid)
+    for t, lane in enumerate(m.lanes):
+        for i in range(m.n):
+            cell = m.cell(t, i)
+            assert (mod.row(lane, i), mod.col(lane, i)) == cell
+            assert (mod.lane(*cell), mod.element(*cell)) == (lane, i)
+
+
+@pytest.mark.parametrize("shape,fid", FRAGMENTS)
+def test_triton_bases_reproduce_the_map(run, shape, fid):
+    r = run("export", _spec(shape), "--fragment", fid, "--to", "triton")
+    assert r.code == 0, r.err
+    reg = json.loads(re.search(r"reg_bases=(\[.*\]),", r.out).group(1))
+    lane = json.loads(re.search(r"lane_bases=(\[.*\]),", r.out).group(1))
+    m = _truth(shape, fid)
+    for t in range(len(m.lanes)):
+        for i in range(m.n):
+            got = [a ^ b for a, b in zip(derive.xor_of(tuple(map(tuple, lane)), t), derive.xor_of(tuple(map(tuple, reg)), i))]
+            assert tuple(got) == m.cell(t, i)
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no C++ compiler")
+def test_cpp_export_compiles_and_round_trips(run, tmp_path):
+    """Every seed fragment's header in one translation unit, -Wall -Werror, run over every point."""
+    includes, calls = [], []
+    for k, (shape, fid) in enumerate(FRAGMENTS):
+        r = run("export", _spec(shape), "--fragment", fid, "--to", "cpp")
+        assert r.code == 0, r.err
+        (tmp_path / f"f{k}.h").write_text(r.out)
+        ns = re.search(r"namespace ptx_fragments \{ namespace (\w+) \{ namespace (\w+) \{", r.out).groups()
+        q = f"ptx_fragments::{ns[0]}::{ns[1]}"
+        includes.append(f'#include "f{k}.h"')
+        m = _truth(shape, fid)
+        lanes = ",".join(map(str, m.lanes))
+        calls.append(f'  {{ const int lanes[] = {{{lanes}}}; std::printf("F {k}\\n");'
+                     f" for (int t = 0; t < {len(m.lanes)}; ++t) for (int i = 0; i < {q}::kElements; ++i) {{"
+                     f" const int r = {q}::row(lanes[t], i), c = {q}::col(lanes[t], i);"
+                     f' std::printf("%d %d %d %d\\n", r, c, {q}::lane(r, c), {q}::element(r, c)); }} }}')
+    main = tmp_path / "main.cpp"
+    main.write_text("#include <cstdio>\n" + "\n".join(includes) + "\nint main() {\n" + "\n".join(calls) + "\n}\n")
+    subprocess.run(["g++", "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", str(main), "-o", str(tmp_path / "a.out")],
+                   check=True, capture_output=True, text=True)
+    out = subprocess.run([str(tmp_path / "a.out")], check=True, capture_output=True, text=True).stdout
+    blocks = out.split("F ")[1:]
+    assert len(blocks) == len(FRAGMENTS)
+    for (shape, fid), block in zip(FRAGMENTS, blocks):
+        m = _truth(shape, fid)
+        rows = [tuple(map(int, line.split())) for line in block.splitlines()[1:]]
+        want = [(*m.cell(t, i), lane, i) for t, lane in enumerate(m.lanes) for i in range(m.n)]
+        assert rows == want, f"{shape} {fid}"
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc: the CUDA build of the header is not checked")
+def test_cpp_export_compiles_as_cuda_device_code(run, tmp_path):
+    r = run("export", _spec("m16n8k16"), "--fragment", "A.f16", "--to", "cpp")
+    (tmp_path / "a.h").write_text(r.out)
+    (tmp_path / "k.cu").write_text(
+        '#include "a.h"\nnamespace L = ptx_fragments::m16n8k16::A_f16;\n'
+        "__global__ void k(int* out) { const int lane = threadIdx.x % 32;\n"
+        "  for (int i = 0; i < L::kElements; ++i) { const int r = L::row(lane, i), c = L::col(lane, i);\n"
+        "    out[lane * L::kElements + i] = L::lane(r, c) * 100 + L::element(r, c); } }\n")
+    subprocess.run(["nvcc", "-c", "-arch=sm_80", "-Werror", "all-warnings", str(tmp_path / "k.cu"), "-o",
+                    str(tmp_path / "k.o")], check=True, capture_output=True, text=True, cwd=tmp_path)
+
+
+def _skewed(tmp_path):
+    """m8n8k4 with A.f64's col rotated per row: a bijection, but not linear over GF(2) (a carry)."""
+    text = open(_spec("m8n8k4")).read()
+    i = text.index("id: A.f64")
+    j = text.index("col =", i)
+    k = text.index("\n", j)
+    path = tmp_path / "m8n8k4.yaml"
+    path.write_text(text[:j] + "col = (%laneid + (%laneid >> 2)) % 4" + text[k:])
+    return str(path)
+
+
+def test_a_nonlinear_layout_is_refused_by_triton_and_cute_and_tabled_by_python(run, tmp_path):
+    spec = _skewed(tmp_path)
+    assert run("prove", spec).code == 0  # still a bijection: every property holds
+    tri = run("export", spec, "--fragment", "A.f64", "--to", "triton")
+    assert tri.code == 1 and "is not a linear layout over GF(2)" in tri.err and f"{spec}:" in tri.err
+    cute = run("export", spec, "--fragment", "A.f64", "--to", "cute")
+    assert cute.code == 1 and "is not a CuTe layout" in cute.err and "Traceback" not in cute.err
+    py = run("export", spec, "--fragment", "A.f64", "--to", "python")
+    assert py.code == 0 and "_INVERSE = {" in py.out and "not linear over GF(2)" in py.out
+    path = tmp_path / "skew.py"
+    path.write_text(py.out)
+    s = importlib.util.spec_from_file_location("skew", path)
+    mod = importlib.util.module_from_spec(s)
+    s.loader.exec_module(mod)
+    for lane in range(32):
+        assert mod.col(lane, 0) == (lane + (lane >> 2)) % 4
+        assert mod.lane(mod.row(lane, 0), mod.col(lane, 0)) == lane
+    cpp = run("export", spec, "--fragment", "A.f64", "--to", "cpp")
+    assert cpp.code == 0 and "kInverse[8][4]" in cpp.out
+    if shutil.which("g++"):
+        (tmp_path / "skew.h").write_text(cpp.out)
+        (tmp_path / "m.cpp").write_text(
+            '#include <cstdio>\n#include "skew.h"\nnamespace L = ptx_fragments::m8n8k4::A_f64;\n'
+            'int main() { for (int l = 0; l < 32; ++l) std::printf("%d %d\\n", L::col(l, 0), '
+            "L::lane(L::row(l, 0), L::col(l, 0))); }\n")
+        subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "m.cpp", "-o", "m"], cwd=tmp_path,
+                       check=True, capture_output=True)
+        out = subprocess.run([str(tmp_path / "m")], check=True, capture_output=True, text=True).stdout.split()
+        assert out == [str(x) for lane in range(32) for x in ((lane + (lane >> 2)) % 4, lane)]
+
+
+def test_an_unproved_fragment_is_not_exported(run, tmp_path):
+    text = open(_spec("m8n8k32")).read()
+    path = tmp_path / "m8n8k32.yaml"
+    path.write_text(text.replace("col = (threadID_in_group * 8) + i ", "col = (threadID_in_group * 8) + i + 1", 1))
+    r = run("export", str(path), "--fragment", "A.i4", "--to", "cute")
+    assert r.code == 1 and "is not in-range" in r.err and "checker prove" in r.err
+
+
+def test_where_answers_from_the_spec(run):
+    r = run("where", _spec("m16n8k256"), "--fragment", "A.b1", "--row", "9", "--col", "130", "--format", "json")
+    w = json.loads(r.out)
+    [h] = w["holders"]
+    m = _truth("m16n8k256", "A.b1")
+    assert m.cell(h["lane"], h["i"]) == (9, 130) and w["unique"]
+    assert h["registers"] == [{"types": ["b1"], "register": h["i"] // 32, "count": 4, "kind": "b32",
+                               "bits": [h["i"] % 32, h["i"] % 32]}]
+    text = run("where", _spec("m16n8k256"), "--fragment", "A.b1", "--row", "9", "--col", "130").out
+    assert f"lane {h['lane']}, element a{h['i']}" in text
+
+
+def test_where_in_m8n8k4_names_one_holder_per_computation(run):
+    w = json.loads(run("where", _spec("m8n8k4"), "--fragment", "A.f16.row", "--row", "5", "--col", "2",
+                       "--format", "json").out)
+    assert [h["computation"] for h in w["holders"]] == [1, 2, 3, 4] and w["unique"]
+
+
+@pytest.mark.parametrize("args", [["--row", "16", "--col", "0"], ["--row", "0", "--col", "-1"]])
+def test_where_outside_the_matrix_is_a_usage_error(run, args):
+    r = run("where", _spec("m16n8k16"), "--fragment", "A.f16", *args)
+    assert r.code == 2 and "--row takes 0..15" in r.err
+
+
+def test_export_of_an_unknown_fragment_is_a_usage_error(run):
+    r = run("export", _spec("m16n8k16"), "--fragment", "A.nope", "--to", "cute")
+    assert r.code == 2 and "has no fragment 'A.nope'" in r.err
