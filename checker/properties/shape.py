@@ -2,7 +2,8 @@
 
 Pure arithmetic on the transcribed table (no solver has anything to add): the header names the
 operand's type column, each element list is e0..e(N-1) in order, and for every type the
-registers hold exactly N elements of its width.
+registers hold exactly N elements of its width (or of its container's, where the row says the
+instruction pads the type).
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def check(reading) -> tuple[str, dict | None]:
                     msg = f"table row {k + 1}: element {j + 1} is {names[j]!r} where {expected[j]!r} is expected"
                 return "refuted", {"message": msg, "location": str(row.elements.span(0))}
         for t in row.types:
-            bits, reg = model.TYPE_BITS[t], model.KIND_BITS[row.kind]
+            bits, reg = max(model.TYPE_BITS[t], row.container_bits or 0), model.KIND_BITS[row.kind]
             per = reg // bits if reg % bits == 0 else None
             if per is None or row.count * per != n or (row.per_register not in (None, per)):
                 said = f", {row.per_register} per register as written" if row.per_register else ""

@@ -1,7 +1,7 @@
 """Inputs whose every product and partial sum is exactly representable, so the hardware result
 does not depend on rounding or summation order and can be compared bit for bit.
 
-  .f16 .bf16 .e4m3 .e5m2  A, B in {-4, -3.5, ..., 4} (k/2, |k| <= 8: at most 4 significant bits,
+  .f16 .bf16 .tf32 .e4m3 .e5m2  A, B in {-4, -3.5, ..., 4} (k/2, |k| <= 8: at most 4 significant bits,
                           held exactly by every one of these types, .e5m2 included)
   C/D .f16 .f32           C in {-64, -63.75, ..., 64}: every partial sum is a multiple of 1/4
                           below 16*K + 64 in magnitude -- 320 for K = 16, within .f16's 11 bits
@@ -22,7 +22,7 @@ _RANGES = {"s8": (-128, 127), "u8": (0, 255), "s4": (-8, 7), "u4": (0, 15), "b1"
 
 
 def _operand(type_, shape, rng):
-    if type_ in ("f16", "bf16", "e4m3", "e5m2"):
+    if type_ in ("f16", "bf16", "tf32", "e4m3", "e5m2"):
         return rng.integers(-8, 9, shape) / 2
     if type_ == "f64":
         return rng.integers(-64, 65, shape) / 4

@@ -161,7 +161,8 @@ class _Meaning:
                 errata.append(self.erratum(e, rpath + ["errata", k], "elements", row=ri))
             reg = r["registers"]
             rows.append(model.TableRow(tuple(r["types"]), r["fragment"], reg["count"], reg["kind"],
-                                       reg.get("per_register"), elements, self.span(rpath)))
+                                       reg.get("per_register"), elements, self.span(rpath),
+                                       reg.get("container_bits")))
         if rows[0].elements is None:
             raise SpecError(self.span(fpath + ["table", 0, "elements"]),
                             "the first table row must give the element list")

@@ -33,7 +33,7 @@ class TableRow:
     per_register: int | None
     elements: SourceText | None
     span: SourceSpan
-
+    container_bits: int | None = None  # an element's bits in its register, where wider than its type
 
 @dataclass(frozen=True)
 class Computation:

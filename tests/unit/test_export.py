@@ -1,7 +1,8 @@
-"""`checker export` and `checker where`: every export of every seed fragment round-trips (the
+"""`checker export` and `checker where`: every export of every fragment of the chapter round-trips (the
 Python module imported and run, the C++ header compiled with g++ and run, both over every point
 and every cell), CuTe's own published layouts come out, a layout that is not linear or not
 strided is refused with the point where it fails, and `where` answers from the spec."""
+import glob
 import importlib.util
 import json
 import os
@@ -16,8 +17,8 @@ from conftest import SPECS
 from checker.export import derive
 from checker.spec.load import load_spec
 
-SEEDS = ["m16n8k16", "m16n8k256", "m8n8k32", "m8n8k4"]
-FRAGMENTS = [(s, f.id) for s in SEEDS for f in load_spec(os.path.join(SPECS, s + ".yaml")).fragments()]
+SHAPES = sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(SPECS, "m*.yaml")))
+FRAGMENTS = [(s, f.id) for s in SHAPES for f in load_spec(os.path.join(SPECS, s + ".yaml")).fragments()]
 
 
 def _spec(shape):
@@ -38,6 +39,9 @@ CUTE = [
     ("m16n8k16", "C.float", "((4,8),(2,2)):((32,1),(16,8))"),
     ("m8n8k4", "A.f64", "((4,8),1):((8,1),0)"),
     ("m8n8k4", "A.f16.row", "(8,4):(1,8)"),
+    ("m16n8k8", "A.f16", "((4,8),(2,2)):((32,1),(16,8))"),  # SM80_16x8x8_F16F16F16F16_TN: SM80_16x8_Row
+    ("m16n8k8", "B.f16", "((4,8),2):((16,1),8)"),  # SM80_8x8_Row
+    ("m16n8k32", "A.i8", "((4,8),(4,2,2)):((64,1),(16,8,256))"),  # SM89_16x8x32_F32E4M3E4M3F32_TN
 ]
 
 
@@ -81,7 +85,7 @@ def test_triton_bases_reproduce_the_map(run, shape, fid):
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="no C++ compiler")
 def test_cpp_export_compiles_and_round_trips(run, tmp_path):
-    """Every seed fragment's header in one translation unit, -Wall -Werror, run over every point."""
+    """Every fragment's header in one translation unit, -Wall -Werror, run over every point."""
     includes, calls = [], []
     for k, (shape, fid) in enumerate(FRAGMENTS):
         r = run("export", _spec(shape), "--fragment", fid, "--to", "cpp")
