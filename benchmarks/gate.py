@@ -14,12 +14,13 @@ CHECKER = os.path.join(os.path.dirname(sys.executable), "checker")
 REPEAT = 5
 STEPS = [
     ("validate specs/", ["validate", "specs/"]),
-    ("prove specs/ --format sarif", ["prove", "specs/", "--format", "sarif", "--output", os.devnull]),
+    ("prove specs/ --no-cache --format sarif", ["prove", "specs/", "--no-cache", "--format", "sarif", "--output", os.devnull]),
     ("crosscheck specs/ --dumps reports/", ["crosscheck", "specs/", "--dumps", "reports/"]),
     ("report specs/ --out reports --check", ["report", "specs/", "--out", "reports", "--check"]),
     ("diff (one edited spec) --format markdown", ["diff", "specs/m16n8k16.yaml", "specs/m16n8k16.yaml",
                                                  "--format", "markdown"]),
-    ("pre-commit hook: prove --jobs 1 one spec", ["prove", "--jobs", "1", "specs/m16n8k16.yaml"]),
+    ("pre-commit hook: prove --jobs 1 one spec, cold", ["prove", "--jobs", "1", "--no-cache", "specs/m16n8k16.yaml"]),
+    ("pre-commit hook: the same spec again (cache hit)", ["prove", "--jobs", "1", "specs/m16n8k16.yaml"]),
 ]
 
 

@@ -59,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     pb.add_argument("--out", metavar="DIR", help="where dumps go (default: reports/hardware, or "
                     "reports/synthetic with --synthetic)")
     pb.add_argument("--compile-only", action="store_true", help="assemble every kernel with ptxas; no GPU needed")
+    pb.add_argument("--minimums", action="store_true",
+                    help="with --compile-only: check each variant's minimum PTX version and target from the "
+                         "support table against ptxas (it assembles at them and not one version below)")
     pb.add_argument("--synthetic", action="store_true",
                     help="write dumps whose D the reference model computes, marked synthetic (no GPU)")
     pb.add_argument("--arch", default=None, help="comma-separated targets for --compile-only (default: "
@@ -326,6 +329,8 @@ def _variants_of(paths) -> list:
 def cmd_probe(args, out, err) -> int:
     if args.compile_only and args.synthetic:
         raise UsageError("--compile-only and --synthetic are two different runs; choose one")
+    if args.minimums and not args.compile_only:
+        raise UsageError("--minimums checks with the assembler: it goes with --compile-only")
     if not 0 <= args.seed < 1 << 62:
         raise UsageError("--seed takes 0..2**62-1")
     if args.compile_only:
@@ -374,6 +379,12 @@ def cmd_probe(args, out, err) -> int:
 
 def _compile_only(args, out) -> int:
     from concurrent.futures import ThreadPoolExecutor
+
+    if args.minimums:
+        from checker.probe import minimums
+        from checker.probe.assemble import ptxas
+
+        return minimums.run(_variants_of(args.paths), args.format, out, ptxas())
 
     from checker.probe import sass
     from checker.probe.assemble import build, ptxas

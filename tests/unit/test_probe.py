@@ -86,3 +86,28 @@ def test_sass_shows_what_runs_on_tensor_cores(compiled):
     assert rows["m16n8k256.row.col.s32.b1.b1.s32.xor.popc"]["opcodes"]["BMMA.168256.AND.POPC"] == 2
     assert rows["m16n8k16.row.col.f32.f16.f16.f32"] == {"opcodes": rows["m16n8k16.row.col.f32.f16.f16.f32"]["opcodes"],
                                                          "tensor_core": 1, "emulated": False}
+
+
+def test_minimum_versions_and_targets_of_the_support_table_hold_in_ptxas(run):
+    """Every variant assembles at the table's minimum PTX version and target, and where the target
+    allows a lower version, ptxas rejects that one: the table's version is the true minimum."""
+    r = run("probe", SPECS, "--compile-only", "--minimums", "--format", "json")
+    rows = json.loads(r.out)
+    assert r.code == 0 and len(rows) == 70
+    verdicts = [x["verdict"] for x in rows]
+    assert verdicts.count("FAILED") == 0 and verdicts.count("confirmed") == 42 and verdicts.count("target") == 28
+    fp8_f16 = [x for x in rows if x["instruction"] == "mma.sync.aligned.m16n8k16.row.col.f16.e4m3.e4m3.f16"]
+    assert fp8_f16[0]["ptx"] == "8.7" and "requires PTX ISA .version 8.7 or later" in fp8_f16[0]["message"]
+    popc = next(x for x in rows if x["instruction"].endswith("m8n8k128.row.col.s32.b1.b1.s32.and.popc"))
+    assert (popc["ptx"], popc["sm"]) == ("7.1", "sm_80")
+
+
+def test_a_table_version_that_is_too_high_fails(run, monkeypatch):
+    from checker.probe import minimums
+
+    real = minimums.minimum
+    monkeypatch.setattr(minimums, "minimum", lambda v: ("7.1", 80) if v.shape == "m16n8k16" and v.atype == "f16"
+                        else real(v))
+    r = run("probe", os.path.join(SPECS, "m16n8k16.yaml"), "--compile-only", "--minimums")
+    assert r.code == 1
+    assert "FAILED    m16n8k16.row.col.f16.f16.f16.f16" in r.out and "also assembles it at PTX 7.0" in r.out
