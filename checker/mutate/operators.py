@@ -27,7 +27,7 @@ def mutants(block: ast.Block) -> list:
     out = []
     for k, d in enumerate(block.definitions):
         for m in _expr(d.value):
-            out.append(_wrap(m, lambda v, k=k: _set(block, "definitions", k, dataclasses.replace(d, value=v))))
+            out.append(_wrap(m, lambda v, k=k, d=d: _set(block, "definitions", k, dataclasses.replace(d, value=v))))
     for k, a in enumerate(block.assignments):
         for m in _assignment(a):
             out.append(_wrap(m, lambda na, k=k: _set(block, "assignments", k, na)))
