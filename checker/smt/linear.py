@@ -26,11 +26,16 @@ def _setup(reading, lanes, name, dump_dir):
     return s, t, i, row, col
 
 
-def _xor(x, bases, pick):
+def _xor(x, bases, k):
     acc = z3.BitVecVal(0, WIDE)
     for j, b in enumerate(bases):
-        acc = acc ^ z3.If(z3.Extract(j, j, x) == 1, z3.BitVecVal(pick(b), WIDE), z3.BitVecVal(0, WIDE))
+        acc = acc ^ z3.If(z3.Extract(j, j, x) == 1, z3.BitVecVal(b[k], WIDE), z3.BitVecVal(0, WIDE))
     return acc
+
+
+def _xor_map(x, x_bases, y, y_bases):
+    """Both outputs of the GF(2) map with bases x_bases on the bits of x and y_bases on y's."""
+    return tuple(_xor(x, x_bases, k) ^ _xor(y, y_bases, k) for k in (0, 1))
 
 
 def _answer(s, query, t, i, wrong, t0) -> Answer:
@@ -50,8 +55,7 @@ def bases(name, reading, lanes, thread, element, dump_dir=None) -> Answer:
     """(row, col)(t, i) == XOR of thread[j] over the set bits j of t, and element[j] of i."""
     t0 = time.perf_counter()
     s, t, i, row, col = _setup(reading, lanes, name, dump_dir)
-    want_r = _xor(t, thread, lambda b: b[0]) ^ _xor(i, element, lambda b: b[0])
-    want_c = _xor(t, thread, lambda b: b[1]) ^ _xor(i, element, lambda b: b[1])
+    want_r, want_c = _xor_map(t, thread, i, element)
     return _answer(s, "bases", t, i, z3.Or(row != want_r, col != want_c), t0)
 
 
@@ -59,8 +63,7 @@ def inverse(name, reading, lanes, by_row, by_col, dump_dir=None) -> Answer:
     """(t, i) == XOR of by_row[j] over the set bits j of row(t, i), and by_col[j] of col."""
     t0 = time.perf_counter()
     s, t, i, row, col = _setup(reading, lanes, name, dump_dir)
-    want_t = _xor(row, by_row, lambda b: b[0]) ^ _xor(col, by_col, lambda b: b[0])
-    want_i = _xor(row, by_row, lambda b: b[1]) ^ _xor(col, by_col, lambda b: b[1])
+    want_t, want_i = _xor_map(row, by_row, col, by_col)
     return _answer(s, "inverse", t, i, z3.Or(t != want_t, i != want_i), t0)
 
 
