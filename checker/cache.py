@@ -40,8 +40,11 @@ def folder() -> str | None:
 
 def _file(h, path: str) -> None:
     h.update(path.encode() + b"\0")
-    with open(path, "rb") as fh:
-        h.update(hashlib.sha256(fh.read()).digest())
+    inner = hashlib.sha256()
+    with open(path, "rb") as fh:  # in blocks: a hostile spec may be any size (the loader bounds it later)
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            inner.update(block)
+    h.update(inner.digest())
 
 
 def _environment(h) -> None:
