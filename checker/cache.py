@@ -72,7 +72,15 @@ def _environment(h) -> None:
                 h.update(f"{n} {st.st_size} {st.st_mtime_ns}".encode())
 
 
-def key(files: list, options: dict) -> str:
+def key(files: list, options: dict) -> str | None:
+    """None where an input cannot be read: the prover reports that, located."""
+    try:
+        return _key(files, options)
+    except OSError:
+        return None
+
+
+def _key(files: list, options: dict) -> str:
     from checker.files import is_relations_file, under
 
     h = hashlib.sha256(FORMAT.encode())

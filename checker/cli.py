@@ -140,14 +140,14 @@ def cmd_prove(args, out, err) -> int:
     # a hit imports neither z3 nor lark nor jsonschema: that is where its speed comes from
     where = None if args.no_cache or args.dump_smt else cache.folder()
     k = cache.key(files, {"cross_check": not args.no_cross_check}) if where else None
-    results = cache.load(where, k) if where else None
+    results = cache.load(where, k) if k else None
     cached = results is not None
     if not cached:
         from checker.prover import Options, prove_paths
 
         opts = Options(cross_check=not args.no_cross_check, dump_smt=args.dump_smt, jobs=args.jobs)
         results = prove_paths(files, opts)
-        if where:
+        if k:
             cache.store(where, k, results)
     seconds = time.perf_counter() - t0
     text = prove_report(results, seconds, len(files), sum(map(is_relations_file, files)), cached)

@@ -112,3 +112,13 @@ def test_a_hit_imports_no_solver_parser_or_schema_library(cached):
     second = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert first.stdout.split()[:2] == ["0", "0"] and "z3" in first.stdout
     assert second.stdout.strip() == "0 0 []", second.stdout + second.stderr
+
+
+def test_an_input_the_cache_cannot_read_leaves_it_to_the_prover(run, cached, monkeypatch):
+    def unreadable(h, path):
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(cache, "_file", unreadable)
+    r = run("prove", os.path.join(SPECS, "m8n8k32.yaml"))
+    assert r.code == 0 and "proved" in r.out and "from the cache" not in r.out
+    assert not os.path.exists(cached)  # nothing stored under a key it could not compute
