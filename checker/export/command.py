@@ -38,8 +38,8 @@ def _proved(frag, reading, lanes) -> None:
                                "a map that is not a bijection has nothing trustworthy to export")
 
 
-def _both(what: str, query: str, m, py_wrong, z3_answer) -> str:
-    """Both engines on one form: returns the line saying so, or raises with the counterexample."""
+def _agree(what: str, m, py_wrong, z3_answer) -> None:
+    """z3 and the enumeration must say the same of a form: equal, or wrong first at the same point."""
     if z3_answer.verdict == "unknown":
         raise CheckerError(f"{m.fragment.span}: z3 could not decide whether the {what} equals the spec "
                            f"({z3_answer.reason}): not exported")
@@ -48,6 +48,11 @@ def _both(what: str, query: str, m, py_wrong, z3_answer) -> str:
     if z3_at != py_at:
         raise CheckerError(f"{m.fragment.span}: the z3 and plain-Python engines disagree on the {what} "
                            f"(z3: {z3_at or 'equal'}, enumeration: {py_at or 'equal'}), so neither is trusted")
+
+
+def _both(what: str, query: str, m, py_wrong, z3_answer) -> str:
+    """Both engines on one form: returns the line saying so, or raises with the counterexample."""
+    _agree(what, m, py_wrong, z3_answer)
     if py_wrong is not None:
         t, i, want, got = py_wrong
         raise CheckerError(f"{m.fragment.span}: {m.fragment.id} is not a {what}: thread {t} (lane {m.lanes[t]}) "
@@ -80,9 +85,9 @@ def export(spec_path: str, fid: str, to: str, computation: int | None, command: 
         if to == "triton" or wrong is None:
             checks = [_both("linear layout over GF(2)", f"{name}.bases", m, wrong, z)]
         else:
+            _agree("linear layout over GF(2)", m, wrong, z)
             checks = [f"not linear over GF(2) (thread {wrong[0]} {frag.letter}{wrong[1]}: z3 and the enumeration "
                       "agree), so the inverse is a table built from the enumeration"]
-            _both_disagree_only(m, wrong, z)
         if to == "triton":
             return render.triton(m, b, checks, command)
         inv = None
@@ -96,13 +101,6 @@ def export(spec_path: str, fid: str, to: str, computation: int | None, command: 
         return (render.python if to == "python" else render.cpp)(m, inv, checks, command)
     except derive.ExportError as exc:
         raise CheckerError(f"{frag.span}: {fid}: {exc}") from None
-
-
-def _both_disagree_only(m, wrong, z) -> None:
-    z3_at = None if z.verdict != "refuted" else (z.witness["t"], z.witness["i"])
-    if z.verdict == "unknown" or z3_at != wrong[:2]:
-        raise CheckerError(f"{m.fragment.span}: the z3 and plain-Python engines disagree on linearity "
-                           f"(z3: {z.verdict} {z.witness}, enumeration: thread {wrong[0]} i {wrong[1]})")
 
 
 def where(spec_path: str, fid: str, row: int, col: int) -> dict:

@@ -67,7 +67,7 @@ def _body(layout, formula, lang: str, indent: str) -> list:
     return lines
 
 
-def _xor_terms(bases: tuple, var: str, pick: int, py: bool) -> str:
+def _xor_terms(bases: tuple, var: str, pick: int) -> str:
     terms = [f"(({var} >> {j}) & 1) * {b[pick]}" for j, b in enumerate(bases) if b[pick]]
     return " ^ ".join(f"({t})" for t in terms) or "0"
 
@@ -104,8 +104,8 @@ def _python_inverse(m, inv) -> list:
         t = "_thread_element(row, col)[0]"
         lane_of = t if lanes == tuple(range(32)) else f"{list(lanes)}[{t}]"
         return ["", "def _thread_element(row, col):",
-                f"    t = {_xor_terms(inv.row, 'row', 0, True)} ^ {_xor_terms(inv.col, 'col', 0, True)}",
-                f"    i = {_xor_terms(inv.row, 'row', 1, True)} ^ {_xor_terms(inv.col, 'col', 1, True)}",
+                f"    t = {_xor_terms(inv.row, 'row', 0)} ^ {_xor_terms(inv.col, 'col', 0)}",
+                f"    i = {_xor_terms(inv.row, 'row', 1)} ^ {_xor_terms(inv.col, 'col', 1)}",
                 "    return t, i", "", "",
                 "def lane(row, col):", f'    """The lane that holds cell (row, col){where}."""',
                 f"    return {lane_of}",
@@ -151,14 +151,14 @@ def cpp(m: derive.Map, inv, checks: list, command: str) -> str:
         lanes = m.lanes
         lines += [f"// the lane that holds cell (row, col){where}, and the element index i of it",
                   "PTX_FRAGMENT_HD int lane([[maybe_unused]] int row, [[maybe_unused]] int col) {",
-                  f"  const int t = {_xor_terms(inv.row, 'row', 0, False)} ^ {_xor_terms(inv.col, 'col', 0, False)};"]
+                  f"  const int t = {_xor_terms(inv.row, 'row', 0)} ^ {_xor_terms(inv.col, 'col', 0)};"]
         if lanes == tuple(range(32)):
             lines.append("  return t;")
         else:
             lines.append(f"  constexpr int kLanes[{len(lanes)}] = {{{', '.join(map(str, lanes))}}};")
             lines.append("  return kLanes[t];")
         lines += ["}", "", "PTX_FRAGMENT_HD int element([[maybe_unused]] int row, [[maybe_unused]] int col) {",
-                  f"  return {_xor_terms(inv.row, 'row', 1, False)} ^ {_xor_terms(inv.col, 'col', 1, False)};", "}"]
+                  f"  return {_xor_terms(inv.row, 'row', 1)} ^ {_xor_terms(inv.col, 'col', 1)};", "}"]
     else:
         grid = [[(0, 0)] * f.cols for _ in range(f.rows)]
         for t, lane in enumerate(m.lanes):

@@ -48,19 +48,23 @@ def build(v, sm: int, tool: str | None = None) -> Built:
         return Built(v, sm, False, f"no minimum target is known for {v.shape} .{v.atype}")
     if sm < need:
         return Built(v, sm, None, f"needs sm_{need}")
-    tool = tool or ptxas()
+    ok, message, cubin = assemble(tool or ptxas(), generate(v, sm), sm, kernel_name(v))
+    return Built(v, sm, ok, message, cubin)
+
+
+def assemble(tool: str, text: str, sm: int, name: str) -> tuple:
+    """(assembled?, "assembled" or ptxas's message naming `name`.ptx, cubin) for one PTX text."""
     with tempfile.TemporaryDirectory() as tmp:
-        src = os.path.join(tmp, kernel_name(v) + ".ptx")
-        out = os.path.join(tmp, kernel_name(v) + ".cubin")
+        src = os.path.join(tmp, name + ".ptx")
+        out = os.path.join(tmp, name + ".cubin")
         with open(src, "w") as fh:
-            fh.write(generate(v, sm))
+            fh.write(text)
         try:
             proc = subprocess.run([tool, f"-arch=sm_{sm}", "-o", out, src], capture_output=True, text=True,
                                   timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
-            return Built(v, sm, False, f"ptxas took longer than {TIMEOUT_S} s")
+            return False, f"ptxas took longer than {TIMEOUT_S} s", b""
         if proc.returncode != 0:
-            text = (proc.stderr or proc.stdout).strip().replace(src, kernel_name(v) + ".ptx")
-            return Built(v, sm, False, text[:2000])
+            return False, (proc.stderr or proc.stdout).strip().replace(src, name + ".ptx")[:2000], b""
         with open(out, "rb") as fh:
-            return Built(v, sm, True, "assembled", fh.read())
+            return True, "assembled", fh.read()

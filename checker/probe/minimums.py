@@ -12,8 +12,6 @@ the check of both against the assembler:
 from __future__ import annotations
 
 import os
-import subprocess
-import tempfile
 from dataclasses import dataclass
 
 # the PTX ISA versions ptxas knows, in order, and the first version each target accepts
@@ -57,38 +55,29 @@ class Check:
     message: str
 
 
-def _assemble(tool: str, text: str, sm: int, name: str) -> tuple:
-    with tempfile.TemporaryDirectory() as tmp:
-        src = os.path.join(tmp, name + ".ptx")
-        with open(src, "w") as fh:
-            fh.write(text)
-        proc = subprocess.run([tool, f"-arch=sm_{sm}", "-o", os.path.join(tmp, "out.cubin"), src],
-                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-        return proc.returncode == 0, (proc.stderr or proc.stdout).strip().replace(src, name + ".ptx")
-
-
 def check(v, tool: str) -> Check:
+    from checker.probe.assemble import assemble
     from checker.probe.ptx import generate, kernel_name
 
     m = minimum(v)
     if m is None:
         return Check(v, "", 0, "FAILED", "no row of the support table names this variant")
     ptx, sm = m
-    ok, text = _assemble(tool, generate(v, sm, ptx), sm, kernel_name(v))
+    ok, text = assemble(tool, generate(v, sm, ptx), sm, kernel_name(v))[:2]
     note = ""
     if not ok and "is not defined for option" in text:  # CUDA 13's ptxas no longer knows sm_70
         newer = [t for t in sorted(TARGET_PTX) if t > sm and _key(TARGET_PTX[t]) <= _key(ptx)]
         if newer:
             note = f" (this ptxas does not know sm_{sm}; checked at sm_{newer[0]}, the oldest it knows that PTX {ptx} can name)"
             sm = newer[0]
-            ok, text = _assemble(tool, generate(v, sm, ptx), sm, kernel_name(v))
+            ok, text = assemble(tool, generate(v, sm, ptx), sm, kernel_name(v))[:2]
     if not ok:
         return Check(v, ptx, sm, "FAILED", f"ptxas rejects it at the table's minimum (PTX {ptx}, sm_{sm}): {text[:300]}")
     below = VERSIONS[VERSIONS.index(ptx) - 1] if ptx in VERSIONS and VERSIONS.index(ptx) > 0 else None
     if below is None or _key(below) < _key(TARGET_PTX.get(sm, "0.0")):
         return Check(v, ptx, sm, "target", f"assembles at PTX {ptx} for sm_{sm}; sm_{sm} needs PTX "
                      f"{TARGET_PTX.get(sm, ptx)} itself, so no lower version can be tried{note}")
-    ok_below, text_below = _assemble(tool, generate(v, sm, below), sm, kernel_name(v))
+    ok_below, text_below = assemble(tool, generate(v, sm, below), sm, kernel_name(v))[:2]
     if ok_below:
         return Check(v, ptx, sm, "FAILED", f"ptxas also assembles it at PTX {below}: the table's minimum "
                      f"version {ptx} is too high{note}")

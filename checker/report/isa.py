@@ -3,6 +3,7 @@ defines (isa-support.yaml, from ../shared/ptx-isa/mma-support-table.md) against 
 give, what is proved, and what a committed hardware dump confirms."""
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from importlib.resources import files
@@ -12,9 +13,11 @@ import yaml
 OPERANDS = (("A", "ab"), ("B", "ab"), ("C/D", "cd"))
 
 
-def support() -> list:
-    """The packaged table; trusted data of this repository, still read with the safe loader."""
-    return yaml.safe_load(files("checker.report").joinpath("isa-support.yaml").read_text(encoding="utf-8"))
+@functools.lru_cache(maxsize=None)
+def support() -> tuple:
+    """The packaged table; trusted data of this repository, still read with the safe loader. Read
+    once per process: the probe asks it for every variant and target."""
+    return tuple(yaml.safe_load(files("checker.report").joinpath("isa-support.yaml").read_text(encoding="utf-8")))
 
 
 @dataclass
