@@ -104,6 +104,8 @@ def _parser() -> argparse.ArgumentParser:
     wh.add_argument("--fragment", required=True, metavar="ID")
     wh.add_argument("--row", required=True, type=int)
     wh.add_argument("--col", required=True, type=int)
+    wh.add_argument("--compressed", action="store_true",
+                    help="for a sparse A (mma.sp): --row/--col are in the compressed A, not in A")
     wh.add_argument("--format", choices=["text", "json"], default="text")
     sub.add_parser("schema", help="print the spec JSON Schema")
     return p
@@ -222,7 +224,7 @@ def _load_fragment(path, fid):
 
 
 def cmd_eval(args, out, err) -> int:
-    from checker.formula.evaluate import at
+    from checker.formula.evaluate import at, bound_at
     from checker.spec.reading import materialize
 
     spec, frag = _load_fragment(args.spec, args.fragment)
@@ -245,8 +247,20 @@ def cmd_eval(args, out, err) -> int:
         for k, value, _ in hits:
             flag = "" if 0 <= value < limit else f"   (outside 0..{limit - 1})"
             out.write(f"  {target} = {value}   piece {k + 1} at {reading.layout.src.span(formula.pieces[k].off)}{flag}\n")
-    if len(rows) == 1 and len(cols) == 1:
-        out.write(f"  holds {frag.operand}[{rows[0][1]}][{cols[0][1]}]\n")
+    ends = bound_at(reading.layout, args.lane, args.i)
+    for (target, hits), formula in zip(ends, reading.layout.bound):
+        for k, value, _ in hits:
+            out.write(f"  {target} = {value}   piece {k + 1} at {reading.layout.src.span(formula.pieces[k].off)}\n")
+        if not hits:
+            out.write(f"  {target}: no piece applies\n")
+    if len(rows) == 1 and len(cols) == 1 and all(len(h) == 1 for _, h in ends):
+        if frag.sparsity is None:
+            out.write(f"  holds {frag.operand}[{rows[0][1]}][{cols[0][1]}]\n")
+        else:
+            named = {t: h[0][1] for t, h in ends}
+            first, last = (named[n] for n in reading.layout.column_range)
+            out.write(f"  holds the compressed {frag.operand}[{rows[0][1]}][{cols[0][1]}]: a non-zero element of "
+                      f"{frag.operand}[{rows[0][1]}][{first}..{last}], at the column the metadata gives\n")
         return 0
     return 1
 
@@ -527,7 +541,7 @@ def cmd_export(args, out, err) -> int:
 def cmd_where(args, out, err) -> int:
     from checker.export.command import where, where_text
 
-    w = where(args.spec, args.fragment, args.row, args.col)
+    w = where(args.spec, args.fragment, args.row, args.col, args.compressed)
     if args.format == "json":
         json.dump(w, out, indent=1)
         out.write("\n")

@@ -6,8 +6,8 @@ import time
 from dataclasses import dataclass
 
 from checker.errors import SpecError
-from checker.formula.evaluate import at
-from checker.properties import SMT_PROPERTIES, enumerate as py_engine, shape
+from checker.formula.evaluate import at, bound_at
+from checker.properties import SMT_PROPERTIES, chunk, enumerate as py_engine, shape
 from checker.results import PROVED, REFUTED, SPEC_ERROR, UNKNOWN, Result
 from checker.smt import properties as smt_engine
 from checker.spec.load import load_spec
@@ -72,7 +72,10 @@ def prove_paths(paths: list, opts: Options) -> list:
         mine = []
         for k, _ in enumerate(spec.fragments()):
             mine.extend(done[("fragment", path, k)])
+        for f in (f for sec in spec.sections for f in sec.figures_only):
+            mine.extend(prove_fragment(spec, f, opts))  # fragment-shape and errata only: no formula
         out.extend(mine)
+        out.extend(same_as(spec, path, loaded))
         out.extend(dimensions(spec, mine))
         for family in FAMILIES:
             out.extend(done[("theorems", path, family)])
@@ -81,6 +84,37 @@ def prove_paths(paths: list, opts: Options) -> list:
         out.extend(errors or [])
         for k, _ in enumerate(rels):
             out.extend(done[("relation", path, k)])
+    return out
+
+
+def same_as(spec, path, loaded) -> list:
+    """mma.sp sections name the fragments B and C/D are "the same as": each name must be a
+    fragment of that operand, in the spec of its shape (loaded, or beside this file)."""
+    out = []
+    for sec in spec.sections:
+        for same in sec.same_as:
+            t0, problems = time.perf_counter(), []
+            for ref in same.fragments:
+                shape, fid = ref.split("/", 1)
+                other = next((s for s, _ in loaded.values() if s is not None and s.shape == shape), None)
+                if other is None:
+                    sibling = os.path.join(os.path.dirname(path), f"{shape}.yaml")
+                    other = _load(sibling)[0] if os.path.isfile(sibling) else None
+                frag = other.fragment(fid) if other is not None else None
+                if other is None:
+                    problems.append(f"{ref}: no spec of shape {shape} is loaded or beside {path}")
+                elif frag is None:
+                    problems.append(f"{ref}: {shape} has no fragment {fid!r}")
+                elif frag.operand not in same.operands:
+                    problems.append(f"{ref} is operand {frag.operand}, not {' or '.join(same.operands)}")
+            subject = f"{sec.section} {'/'.join(same.operands)}"
+            if problems:
+                out.append(Result(spec.path, None, "same-as", REFUTED, time.perf_counter() - t0, str(same.span),
+                                  {"message": "; ".join(problems)}, subject=subject, message="; ".join(problems)))
+            else:
+                out.append(Result(spec.path, None, "same-as", PROVED, time.perf_counter() - t0, str(same.span),
+                                  subject=subject, message=f"the fragments the document gives {' and '.join(same.operands)} "
+                                                           f"of {sec.section} as exist: {', '.join(same.fragments)}"))
     return out
 
 
@@ -207,16 +241,18 @@ def check_reading(spec, reading, opts, erratum=None) -> list:
 def _smt_domain(spec, reading, comp, lanes, opts, sym, pair, known=None) -> list:
     f = reading.fragment
     name = f"{spec.shape}.{f.id}" + (f".mma{comp}" if comp else "") + (".printed" if reading.reverted else "")
+    sparse = chunk.sparse_ranges(reading)
     t0 = time.perf_counter()
-    py = py_engine.decide(reading.layout, lanes, reading.n, f.rows, f.cols) if opts.cross_check else None
+    py = py_engine.decide_reading(reading, lanes) if opts.cross_check else None
     if py is not None:
         hint = tuple(py["covers"][1]["cell"]) if py["covers"][0] == "refuted" else None
     else:
         hint = lambda: _hole_by_enumeration(reading, lanes, f)  # noqa: E731 - only if counting can't decide
     t1 = time.perf_counter()
-    answers = known or smt_engine.prove(name, sym, lanes, reading.n, f.rows, f.cols, opts.dump_smt, hint, pair)
+    answers = known or smt_engine.prove(name, sym, lanes, reading.n, f.rows, f.cols, opts.dump_smt, hint, pair,
+                                        sparse)
     out = []
-    for prop in SMT_PROPERTIES:
+    for prop in SMT_PROPERTIES + (("chunk",) if sparse else ()):
         a = answers[prop]
         if py is not None and a.verdict != "unknown" and (a.verdict, a.witness) != py[prop]:
             raise EngineDisagreement(f"{name} {prop}: z3 says {a.verdict} {a.witness}, "
@@ -281,16 +317,20 @@ def describe(spec, reading, prop, w, comp):
     their file:line:col, and a command that replays it."""
     f = reading.fragment
     letter = f.letter
-    mat = f.operand
+    mat = f"the compressed {f.operand}" if f.sparsity is not None else f.operand
+
+    layout = reading.layout
 
     def pieces_at(lane, i):
-        rows, cols = at(reading.layout, lane, i)
+        rows, cols = at(layout, lane, i)
         out = []
-        for target, hits, formula in (("row", rows, reading.layout.row), ("col", cols, reading.layout.col)):
+        named = [("row", rows, layout.row), ("col", cols, layout.col)]
+        named += [(name, hits, formula) for (name, hits), formula in zip(bound_at(layout, lane, i), layout.bound)]
+        for target, hits, formula in named:
             for k, value, _ in hits:
                 out.append({"point": f"lane {lane} {letter}{i}", "formula": target, "piece": k + 1, "value": value,
-                            "at": str(reading.layout.src.span(formula.pieces[k].off))})
-        return rows, cols, out
+                            "at": str(layout.src.span(formula.pieces[k].off))})
+        return rows, cols, out, named
 
     def replay(lane, i):
         flag = ""
@@ -300,23 +340,27 @@ def describe(spec, reading, prop, w, comp):
 
     cex: dict = {}
     loc = None
-    if prop in ("defined", "in-range"):
+    if prop in ("defined", "in-range", "chunk"):
         lane, i = w["lane"], w["i"]
-        rows, cols, pieces = pieces_at(lane, i)
+        rows, cols, pieces, named = pieces_at(lane, i)
         cex = {"lanes": [lane], "elements": [f"{letter}{i}"], "pieces": pieces, "replay": replay(lane, i)}
-        if prop == "defined":
-            bad = next((t for t, h in (("row", rows), ("col", cols)) if len(h) != 1), None)
+        if prop == "chunk":
+            what, blame = chunk.explain(layout, lane, i, *chunk.sparse_ranges(reading))
+            loc = next((p["at"] for p in pieces if p["formula"] == blame), pieces[0]["at"] if pieces else None)
+            msg = f"{f.id} breaks its column ranges at lane {lane} {letter}{i}: {what}"
+        elif prop == "defined":
+            bad = next(((t, h, formula) for t, h, formula in named if len(h) != 1), None)
             if bad:
-                hits = rows if bad == "row" else cols
-                formula = reading.layout.row if bad == "row" else reading.layout.col
-                loc = str(reading.layout.src.span(formula.off))
+                bad, hits, formula = bad
+                loc = str(layout.src.span(formula.off))
                 desc = f"no piece of '{bad} =' applies" if not hits else \
                     f"{len(hits)} pieces of '{bad} =' apply (pieces {', '.join(str(k + 1) for k, _, _ in hits)})"
             else:
                 desc = "a local definition is used outside its 'for' clause"
             msg = f"{f.id} is not defined at lane {lane} {letter}{i}: {desc}"
         else:
-            bad = next(p for p in pieces if not 0 <= p["value"] < (f.rows if p["formula"] == "row" else f.cols))
+            bad = next(p for p in pieces if p["formula"] in ("row", "col")
+                       and not 0 <= p["value"] < (f.rows if p["formula"] == "row" else f.cols))
             loc = bad["at"]
             limit = f.rows if bad["formula"] == "row" else f.cols
             cex["cell"] = [p["value"] for p in pieces[:2]] if len(pieces) >= 2 else None
@@ -324,8 +368,7 @@ def describe(spec, reading, prop, w, comp):
                    f"outside 0..{limit - 1}")
     elif prop == "injective":
         (l1, i1, l2, i2), cell = (w["lane"], w["i"], w["lane2"], w["i2"]), w["cell"]
-        _, _, p1 = pieces_at(l1, i1)
-        _, _, p2 = pieces_at(l2, i2)
+        p1, p2 = pieces_at(l1, i1)[2], pieces_at(l2, i2)[2]
         cex = {"lanes": [l1, l2], "elements": [f"{letter}{i1}", f"{letter}{i2}"], "cell": cell,
                "pieces": p1 + p2, "replay": replay(l1, i1) + " ; " + replay(l2, i2)}
         # the piece the two points do not share is the suspect; if they share all, the row piece
@@ -336,7 +379,7 @@ def describe(spec, reading, prop, w, comp):
     else:  # covers
         cell = w["cell"]
         cex = {"lanes": [], "elements": [], "cell": cell}
-        loc = str(reading.layout.src.span(reading.layout.row.off))
+        loc = str(layout.src.span(layout.row.off))
         msg = f"{f.id} does not cover {mat}[{cell[0]}][{cell[1]}]: no lane holds it"
     if comp is not None:
         msg += f" (MMA computation {comp})"

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from checker.errors import CheckerError, UsageError
 from checker.export import derive, render
-from checker.properties import enumerate as py_engine
+from checker.properties import chunk, enumerate as py_engine
+from checker.semantics import sparse
 from checker.spec.model import KIND_BITS
 
 TARGETS = ("cute", "triton", "cpp", "python")
@@ -30,8 +31,8 @@ def _fragment(spec_path: str, fid: str):
 
 
 def _proved(frag, reading, lanes) -> None:
-    answers = py_engine.decide(reading.layout, lanes, reading.n, frag.rows, frag.cols)
-    for prop in ("defined", "in-range", "injective", "covers"):
+    answers = py_engine.decide_reading(reading, lanes)
+    for prop in answers:
         verdict, witness = answers[prop][0], answers[prop][1]
         if verdict != "proved":
             raise CheckerError(f"{frag.span}: {frag.id} is not {prop} ({witness}): `checker prove` it first; "
@@ -103,8 +104,12 @@ def export(spec_path: str, fid: str, to: str, computation: int | None, command: 
         raise CheckerError(f"{frag.span}: {fid}: {exc}") from None
 
 
-def where(spec_path: str, fid: str, row: int, col: int) -> dict:
+def where(spec_path: str, fid: str, row: int, col: int, compressed: bool = False) -> dict:
     spec, frag, reading = _fragment(spec_path, fid)
+    if frag.sparsity is not None and not compressed:
+        return _where_sparse(spec, frag, reading, row, col)
+    if compressed and frag.sparsity is None:
+        raise UsageError(f"{fid} is not a sparse A: --compressed has nothing to compress")
     if not (0 <= row < frag.rows and 0 <= col < frag.cols):
         raise UsageError(f"{fid} is {frag.rows} x {frag.cols}: --row takes 0..{frag.rows - 1}, "
                          f"--col 0..{frag.cols - 1}")
@@ -122,6 +127,37 @@ def where(spec_path: str, fid: str, row: int, col: int) -> dict:
             "holders": holders, "unique": bijective and len(holders) == max(1, len(frag.computations))}
 
 
+def _where_sparse(spec, frag, reading, row: int, col: int) -> dict:
+    """In a sparse A a cell is held, if it is non-zero, by one of the elements of the register
+    whose range covers it; which one the metadata decides (semantics.sparse)."""
+    k = frag.sparsity.k
+    if not (0 <= row < frag.rows and 0 <= col < k):
+        raise UsageError(f"{frag.id} is a sparse {frag.rows} x {k} A: --row takes 0..{frag.rows - 1}, --col 0..{k - 1} "
+                         f"(--compressed asks about the {frag.rows} x {frag.cols} compressed A)")
+    g = sparse.geometry(frag)
+    points = [(lane, i) for lane in range(32) for i in range(reading.n)]
+    rows, firsts, lasts = chunk.ranges(reading.layout, points)
+    ranges = sorted({(lane, i // g.per_register, f, la) for (lane, i), r, f, la in zip(points, rows, firsts, lasts)
+                     if r == row and f <= col <= la})
+    holders = []
+    for lane, reg, first, last in ranges:
+        for p, c, q, index in sparse.candidates(g, col - first):
+            i = reg * g.per_register + p
+            start = first + c * g.chunk
+            holders.append({"computation": None, "lane": lane, "i": i, "element": f"{frag.letter}{i}",
+                            "registers": _registers(frag, i), "range": [first, last],
+                            "metadata": {"chunk": [start, start + g.chunk - 1], "index": q, "value": index,
+                                         "unit": g.unit}})
+    regs = {(lane, reg) for lane, reg, _, _ in ranges}
+    return {"spec": spec.path, "shape": spec.shape, "fragment": frag.id, "operand": frag.operand, "row": row,
+            "col": col, "sparse": {"k": k, "granularity": f"{g.nonzero}:{g.chunk}", "pairwise": g.pairwise,
+                                   "compressed_cols": frag.cols},
+            "holders": holders, "unique": len(regs) == 1}
+
+
+_ORDINAL = ("first", "second", "third", "fourth")
+
+
 def _registers(frag, i: int) -> list:
     out = []
     for t in frag.table:
@@ -134,6 +170,8 @@ def _registers(frag, i: int) -> list:
 
 
 def where_text(w: dict) -> str:
+    if "sparse" in w:
+        return _where_sparse_text(w)
     head = f"{w['operand']}[{w['row']}][{w['col']}] in {w['shape']} {w['fragment']}"
     if not w["holders"]:
         return f"{head}: no lane holds it (the spec does not cover this cell: `checker prove` says where)\n"
@@ -148,4 +186,33 @@ def where_text(w: dict) -> str:
     lines.append("  the only holder" + ("s, one per MMA computation" if len(w["holders"]) > 1 else "")
                  + ": the fragment is injective over every point (enumerated)" if w["unique"]
                  else "  WARNING: the fragment is not injective, so this answer is not unique")
+    return "\n".join(lines) + "\n"
+
+
+def _where_sparse_text(w: dict) -> str:
+    sp = w["sparse"]
+    head = (f"{w['operand']}[{w['row']}][{w['col']}] in {w['shape']} {w['fragment']} (sparse {w['operand']}, "
+            f"{sp['granularity']}{' pair-wise' if sp['pairwise'] else ''}: lanes hold only the non-zero elements)")
+    if not w["holders"]:
+        return f"{head}: no register's range covers it (`checker prove` says where the spec fails)\n"
+    lines = [f"{head}:"]
+    by_range: dict = {}
+    for h in w["holders"]:
+        by_range.setdefault((h["lane"], h["registers"][0]["register"], tuple(h["range"])), []).append(h)
+    for (lane, reg, (first, last)), hs in by_range.items():
+        r = hs[0]["registers"][0]
+        lines.append(f"  columns {first}..{last} of row {w['row']} are held by lane {lane}, register {reg} of "
+                     f"{r['count']} .{r['kind']}")
+        lines.append(f"  if {w['operand']}[{w['row']}][{w['col']}] is non-zero, the metadata says which element holds it:")
+        for h in hs:
+            md = h["metadata"]
+            what = "two-wide sub-chunk" if md["unit"] == 2 else "position"
+            bits = "; ".join(f"{'/'.join('.' + t for t in x['types'])} bits {x['bits'][0]}..{x['bits'][1]}"
+                             for x in h["registers"])
+            lines.append(f"    {h['element']:>5}  when the {_ORDINAL[md['index']]} index of chunk "
+                         f"[{md['chunk'][0]}..{md['chunk'][1]}] is {md['value']} ({what} {md['value']}); {bits}")
+    lines.append("  (ordered metadata: a chunk's indices increase. Which lane and bits of the metadata operand "
+                 "hold them is drawn only in the document's figures.)")
+    if not w["unique"]:
+        lines.append("  WARNING: more than one register's range covers this cell: the fragment is not a tiling")
     return "\n".join(lines) + "\n"

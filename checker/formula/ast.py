@@ -88,9 +88,23 @@ class Assignment:
 
 
 @dataclass(frozen=True)
+class ColumnRange:
+    """`col = [firstcol ... lastcol]` of the sparse A layouts: each element lies somewhere in a
+    range of consecutive columns (the metadata says where), whose ends the closing `Where` block
+    defines, piecewise."""
+
+    target: str  # 'col'
+    first: Var
+    last: Var
+    where: tuple  # Assignments, one per name the Where block defines, in order
+    off: int
+
+
+@dataclass(frozen=True)
 class Block:
     definitions: tuple
     assignments: tuple
+    column_range: ColumnRange | None = None
 
 
 BOOL_OPS = {"&&", "||"}

@@ -21,6 +21,12 @@ class Bounds:
         self.widest = max(abs(lanes[1]), n, 1)
         for name, expr in layout.definitions:
             self.env[name] = self.interval(expr, self.env)
+        for formula in layout.bound:  # a piecewise name is one of its pieces' values, or -1
+            env = dict(self.env)
+            for name, expr in formula.locals:
+                env[name] = self.interval(expr, env)
+            ends = [self.interval(p.value, env) for p in formula.pieces] + [(-1, -1)]
+            self.env[formula.target] = (min(lo for lo, _ in ends), max(hi for _, hi in ends))
         for formula in layout.formulas():
             env = dict(self.env)
             for name, expr in formula.locals:

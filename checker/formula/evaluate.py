@@ -54,7 +54,13 @@ def environment(layout, points: list) -> dict:
     env = {"lane": [p[0] for p in points], "i": [p[1] for p in points]}
     for name, expr in layout.definitions:
         env[name] = values(expr, env, len(points))
+    for formula in layout.bound:  # firstcol, lastcol: the first applying piece, as the z3 map takes it
+        env[formula.target] = first_values(formula_hits(formula, env, len(points)))
     return env
+
+
+def first_values(hits: list) -> list:
+    return [h[0][1] if h else -1 for h in hits]
 
 
 def formula_hits(formula, env: dict, size: int) -> list:
@@ -79,15 +85,19 @@ def formula_hits(formula, env: dict, size: int) -> list:
 
 def cells(layout, points: list) -> tuple:
     """(rows, cols) at every point, each the first applying piece's value or -1 where none
-    applies: the map the z3 translation takes (smt.properties._first)."""
+    applies: the map the z3 translation takes (smt.terms.first)."""
     env = environment(layout, points)
     size = len(points)
-    rows = [h[0][1] if h else -1 for h in formula_hits(layout.row, env, size)]
-    cols = [h[0][1] if h else -1 for h in formula_hits(layout.col, env, size)]
-    return rows, cols
+    return first_values(formula_hits(layout.row, env, size)), first_values(formula_hits(layout.col, env, size))
 
 
 def at(layout, lane: int, i: int) -> tuple:
     """(row hits, col hits) at one point, for `checker eval` and messages."""
     env = environment(layout, [(lane, i)])
     return formula_hits(layout.row, env, 1)[0], formula_hits(layout.col, env, 1)[0]
+
+
+def bound_at(layout, lane: int, i: int) -> list:
+    """[(name, hits)] of the Where block's formulas at one point (sparse layouts)."""
+    env = environment(layout, [(lane, i)])
+    return [(f.target, formula_hits(f, env, 1)[0]) for f in layout.bound]

@@ -34,15 +34,23 @@ class LoweredFormula:
 
 @dataclass(frozen=True)
 class Layout:
-    """The meaning of one formula block: definitions, then the row and col formulas."""
+    """The meaning of one formula block: definitions, then the row and col formulas.
+
+    A sparse A layout also has `bound`: the piecewise formulas of its `Where` block (firstcol,
+    lastcol), evaluated after the definitions, each bound to its name. Its `col` is then the
+    column in the compressed A (the non-zero elements only, K * nonzero / chunk wide): the range's
+    index times the non-zero elements per range, plus the element's place in its register.
+    """
 
     definitions: tuple  # (name, expr) in order
     row: LoweredFormula
     col: LoweredFormula
     src: SourceText
+    bound: tuple = ()  # LoweredFormulas, target = the name they define, in order
+    column_range: tuple | None = None  # (first, last) names of `col = [first ... last]`
 
     def formulas(self):
-        return (self.row, self.col)
+        return (self.row, self.col, *self.bound)
 
 
 TRUE = ast.Chain((ast.Num(0, "0", 0), ast.Num(0, "0", 0)), ("=",), 0)
@@ -115,7 +123,16 @@ class _Typer:
         self.err(node, f"internal: unknown node {type(node).__name__}")  # pragma: no cover
 
 
-def lower(block: ast.Block, src: SourceText, letter: str) -> Layout:
+@dataclass(frozen=True)
+class Sparsity:
+    """What the compressed column needs from the fragment's table: `per_register` non-zero
+    elements out of `out_of` consecutive ones."""
+
+    per_register: int
+    out_of: int
+
+
+def lower(block: ast.Block, src: SourceText, letter: str, sparse: Sparsity | None = None) -> Layout:
     known: set = {"i"}
     defs = []
     for d in block.definitions:
@@ -130,10 +147,56 @@ def lower(block: ast.Block, src: SourceText, letter: str) -> Layout:
         if a.target in by_target:
             raise SpecError(src.span(a.off), f"'{a.target}' is given twice in one formula block")
         by_target[a.target] = _lower_assignment(a, src, set(known), letter)
+    bound, column_range = (), None
+    cr = block.column_range
+    if cr is not None:
+        if cr.target in by_target:
+            raise SpecError(src.span(cr.off), f"'{cr.target}' is given twice in one formula block")
+        if sparse is None:
+            raise SpecError(src.span(cr.off), "a column range '[... ]' belongs to a sparse A layout, and this "
+                                              "fragment declares no sparsity", "add `sparsity:` to the fragment")
+        bound = _lower_where(cr, src, set(known), letter)
+        by_target[cr.target] = _compressed(cr, sparse)
+        column_range = (cr.first.name, cr.last.name)
+    elif sparse is not None:
+        raise SpecError(src.span(by_target["col"].off if "col" in by_target else len(src.text)),
+                        "a sparse fragment's col formula must be the range 'col = [firstcol ... lastcol]' "
+                        "with its Where block")
     for target in ("row", "col"):
         if target not in by_target:
             raise SpecError(src.span(len(src.text)), f"the formula block has no '{target} =' formula")
-    return Layout(tuple(defs), by_target["row"], by_target["col"], src)
+    return Layout(tuple(defs), by_target["row"], by_target["col"], src, bound, column_range)
+
+
+def _lower_where(cr: ast.ColumnRange, src: SourceText, known: set, letter: str) -> tuple:
+    out = []
+    for d in cr.where:
+        if d.target in RESERVED or d.target in known:
+            what = "a reserved name" if d.target in RESERVED else "already defined"
+            raise SpecError(src.span(d.off), f"cannot define {d.target!r}: {what}")
+        out.append(_lower_assignment(d, src, set(known), letter))
+        known.add(d.target)
+    for end in (cr.first, cr.last):
+        if end.name not in {f.target for f in out}:
+            defined = ", ".join(f.target for f in out) or "nothing"
+            raise SpecError(src.span(end.off), f"the column range names {end.name!r}, which its Where block "
+                                               f"does not define", f"it defines {defined}")
+    if cr.first.name == cr.last.name:
+        raise SpecError(src.span(cr.last.off), "a column range needs two different ends")
+    return tuple(out)
+
+
+def _compressed(cr: ast.ColumnRange, sparse: Sparsity) -> LoweredFormula:
+    """firstcol / out_of * per_register + i % per_register, pointing at the range's text."""
+    off = cr.first.off
+
+    def num(v):
+        return ast.Num(v, str(v), off)
+
+    index = ast.Bin("/", ast.Var(cr.first.name, off), num(sparse.out_of), off)
+    place = ast.Bin("%", ast.Var("i", off), num(sparse.per_register), off)
+    value = ast.Bin("+", ast.Bin("*", index, num(sparse.per_register), off), place, off)
+    return LoweredFormula(cr.target, (LoweredPiece(value, TRUE, (), cr.off),), (), cr.off)
 
 
 def _lower_assignment(a: ast.Assignment, src: SourceText, known: set, letter: str) -> LoweredFormula:

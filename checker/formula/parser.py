@@ -152,9 +152,11 @@ class _Build:
         self.src = src
 
     def block(self, tree: Tree) -> ast.Block:
-        defs, assigns = [], []
+        defs, assigns, column_range = [], [], None
         for stmt in tree.children:
-            if stmt.data == "definition":
+            if stmt.data == "range_assignment":
+                column_range = self.column_range(stmt)
+            elif stmt.data == "definition":
                 head, expr = stmt.children
                 defs.append(ast.Definition(_head_name(head), self.expr(expr), None, head.start_pos))
             else:
@@ -162,7 +164,16 @@ class _Build:
                 pieces = tuple(self.piece(p) for p in rest if p.data == "piece")
                 locs = tuple(self.local(p) for p in rest if p.data == "local")
                 assigns.append(ast.Assignment(_head_name(head), pieces, locs, head.start_pos))
-        return ast.Block(tuple(defs), tuple(assigns))
+        return ast.Block(tuple(defs), tuple(assigns), column_range)
+
+    def column_range(self, t: Tree) -> ast.ColumnRange:
+        head, first, _, last, where = t.children
+        defs = []
+        for d in where.children:
+            dhead, *pieces = d.children
+            defs.append(ast.Assignment(_head_name(dhead), tuple(self.piece(p) for p in pieces), (), dhead.start_pos))
+        return ast.ColumnRange(_head_name(head), ast.Var(str(first), first.start_pos),
+                               ast.Var(str(last), last.start_pos), tuple(defs), head.start_pos)
 
     def local(self, t: Tree) -> ast.Definition:
         head, expr, *rest = t.children

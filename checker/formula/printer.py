@@ -75,4 +75,10 @@ def block(b: ast.Block) -> str:
         for d in a.locals:
             tail = f"  {elem(d.elem)}" if d.elem is not None else ""
             lines.append(f"{' ' * len(head)}where {d.name} = {expr(d.value)}{tail}")
+    cr = b.column_range
+    if cr is not None:
+        lines += [f"{cr.target} = [{cr.first.name} ... {cr.last.name}]", "", "Where"]
+        for d in cr.where:
+            head = f"{d.target} = "
+            lines += [(head if k == 0 else " " * len(head)) + piece(p) for k, p in enumerate(d.pieces)]
     return "\n".join(lines) + "\n"

@@ -33,7 +33,7 @@ from checker.mutate.operators import mutants
 from checker.properties import enumerate as py_engine
 from checker.prover import Options, domains
 from checker.spec.load import load_spec
-from checker.spec.reading import formula_source, materialize, substituted
+from checker.spec.reading import formula_source, materialize, sparsity, substituted
 from checker.spec.text import plain
 from checker.theorems.consistency import spec_theorems
 from checker.theorems.equation import Equation, Side, difference
@@ -41,7 +41,7 @@ from checker.files import is_relations_file
 from checker.theorems.relations import load_relations
 from checker.theorems.run import Disagreement, decide, equation_result
 
-ORDER = ("bounds", "defined", "in-range", "injective", "covers", "computations", "shared-layout", "packing",
+ORDER = ("bounds", "defined", "in-range", "injective", "covers", "chunk", "computations", "shared-layout", "packing",
          "relation", "crosscheck", "equivalent", "survivor")
 
 
@@ -122,15 +122,15 @@ def _dumps_of(spec, path: str, dumps: list) -> list:
 
 
 def _mutant_reading(reading, block, src):
-    layout = lower(block, src, reading.fragment.letter)
-    width = Bounds(layout, (0, 31), reading.n).bits()
+    layout = lower(block, src, reading.fragment.letter, sparsity(reading.fragment))
+    width = max(Bounds(layout, (0, 31), reading.n).bits(), reading.width)
     return dataclasses.replace(reading, layout=layout, width=width)
 
 
 def _fragment_verdict(reading, fragment) -> str | None:
     for _, lanes in domains(fragment):
-        answers = py_engine.decide(reading.layout, lanes, reading.n, fragment.rows, fragment.cols)
-        for prop in ("defined", "in-range", "injective", "covers"):
+        answers = py_engine.decide_reading(reading, lanes)
+        for prop in answers:
             if answers[prop][0] != "proved":
                 return prop
     return None

@@ -22,7 +22,8 @@ def check(reading) -> tuple[str, dict | None]:
             expected = [f"{f.letter}{j}" for j in range(n)]
             if names != expected:
                 if len(names) != n:
-                    msg = f"table row {k + 1} lists {len(names)} elements where the formulas' domain has {n}"
+                    domain = "the formulas' domain" if f.formula is not None else "the reading's list"
+                    msg = f"table row {k + 1} lists {len(names)} elements where {domain} has {n}"
                 else:
                     j = next(j for j in range(n) if names[j] != expected[j])
                     msg = f"table row {k + 1}: element {j + 1} is {names[j]!r} where {expected[j]!r} is expected"
@@ -36,4 +37,30 @@ def check(reading) -> tuple[str, dict | None]:
                     "message": f"table row {k + 1}: {row.count} .{row.kind} registers of .{t} ({bits}-bit) "
                                f"hold {row.count * (per or 0)} elements{said}; the element list has {n}",
                     "location": str(row.span)}
+    if f.sparsity is not None:
+        return _sparse(f, n)
+    if f.formula is None and 32 * n != f.rows * f.cols:
+        # drawn only: no formula's domain to hold the element list to, but the warp's 32 lanes
+        # must hold the whole matrix
+        return "refuted", {"message": f"32 lanes x {n} elements do not hold the {f.rows * f.cols} elements of a "
+                                      f"{f.rows}x{f.cols} {f.operand}", "location": str(f.table[0].span)}
+    return "proved", None
+
+
+def _sparse(f, n: int) -> tuple[str, dict | None]:
+    """A register's non-zero elements out of its range must be the storage section's granularity,
+    the range whole chunks, and the warp must hold exactly the non-zero elements of A."""
+    sp = f.sparsity
+    for k, row in enumerate(f.table):
+        said = f"table row {k + 1}: {row.per_register} non-zero elements out of {row.out_of} consecutive"
+        if row.per_register * sp.chunk != row.out_of * sp.nonzero:
+            return "refuted", {"message": f"{said} is not the granularity {sp.nonzero}:{sp.chunk} of {sp.section}",
+                               "location": str(row.span)}
+        if row.out_of % sp.chunk:
+            return "refuted", {"message": f"{said}: a range of {row.out_of} is not whole {sp.chunk}-wide chunks",
+                               "location": str(row.span)}
+    if 32 * n != f.rows * sp.k * sp.nonzero // sp.chunk:
+        return "refuted", {"message": f"32 lanes x {n} elements do not hold the {f.rows * sp.k * sp.nonzero // sp.chunk} "
+                                      f"non-zero elements of a {f.rows}x{sp.k} A at {sp.nonzero}:{sp.chunk}",
+                           "location": str(f.table[0].span)}
     return "proved", None

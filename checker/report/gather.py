@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 
 from checker.errors import SpecError
+from checker.properties.chunk import ranges as chunk_ranges
 from checker.properties.enumerate import table as enumerate_table
 from checker.prover import Options, domains, prove_paths
 from checker.report.figures import COMPUTATION_STROKE, Panel
@@ -125,10 +126,12 @@ def panels(fragment, layout, n, marks) -> list:
     for k, (cid, lanes) in enumerate(domains(fragment)):
         tab = enumerate_table(layout, lanes, n)
         cells: dict = {}
-        for (lane, i), (rows, cols) in sorted(tab.items()):
+        for (lane, i), (rows, cols, *_) in sorted(tab.items()):
             if rows and cols:
                 cells.setdefault((rows[0][1], cols[0][1]), []).append((lane, f"{fragment.letter}{i}"))
         caption = f"{fragment.operand} ({fragment.rows} x {fragment.cols})"
+        if fragment.sparsity is not None:
+            caption = f"the compressed {fragment.operand} ({fragment.rows} x {fragment.cols}): non-zero elements only"
         stroke = None
         if cid is not None:
             comp = fragment.computations[k]
@@ -136,7 +139,27 @@ def panels(fragment, layout, n, marks) -> list:
             stroke = COMPUTATION_STROKE[k % len(COMPUTATION_STROKE)]
         mine = {cell: label for (c, cell), label in marks.items() if c == cid}
         out.append(Panel(caption, fragment.rows, fragment.cols, cells, mine, stroke))
+    if fragment.sparsity is not None:
+        out.append(_sparse_panel(fragment, layout, n))
     return out
+
+
+def _sparse_panel(fragment, layout, n) -> Panel:
+    """A itself, as the document's sparse figures draw it: every column of a register's range
+    [firstcol ... lastcol] marked with the lane and the elements that hold its non-zero ones."""
+    per = fragment.table[0].per_register
+    points = [(lane, i) for lane in range(32) for i in range(0, n, per)]
+    rows, firsts, lasts = chunk_ranges(layout, points)
+    cells: dict = {}
+    for (lane, i), r, first, last in zip(points, rows, firsts, lasts):
+        names = f"{fragment.letter}{i}" if per == 1 else (
+            f"{fragment.letter}{i},{fragment.letter}{i + 1}" if per == 2 else f"{fragment.letter}{i}..{i + per - 1}")
+        for c in range(max(first, 0), min(last, fragment.sparsity.k - 1) + 1):
+            if 0 <= r < fragment.rows:
+                cells.setdefault((r, c), []).append((lane, names))
+    caption = (f"{fragment.operand} ({fragment.rows} x {fragment.sparsity.k}): each register's range "
+               f"[firstcol ... lastcol]; the metadata picks its non-zero columns")
+    return Panel(caption, fragment.rows, fragment.sparsity.k, cells, {}, None)
 
 
 def _ranges(lanes) -> str:

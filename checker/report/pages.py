@@ -101,8 +101,11 @@ def _isa_page(rows) -> Page:
     def specified(r):
         if not r.specified:
             return "—"
-        return ", ".join(f"{t}: " + " ".join(f"[{fid}](@{slug(r.spec)}#{doc.anchor(fid)})" for fid in ids)
-                         for t, ids in r.specified.items())
+        def link(fid):  # a fragment of another shape (mma.sp's B and C/D) is named shape/id
+            page, _, frag = fid.rpartition("/")
+            return f"[{fid}](@{page or slug(r.spec)}#{doc.anchor(frag)})"
+
+        return ", ".join(f"{t}: " + " ".join(link(fid) for fid in ids) for t, ids in r.specified.items())
 
     def count(d, want):
         n = sum(1 for t in r.types if want(d.get(t)))
@@ -124,8 +127,12 @@ def _isa_page(rows) -> Page:
         Para("**specified**: the spec fragments that give the layout for each type (for `m8n8k4 .f16` one per "
              "`.row`/`.col`); **proved**: types whose fragments prove every property; **hardware**: types "
              "that a committed hardware dump (`reports/hardware/`) agrees with, bit for bit. Synthetic dumps "
-             "are the reference model, not the GPU, and never count. `mma.sp` A layouts are sparse and "
-             "differ from the dense ones: no spec gives them yet, so none of its rows is counted."),
+             "are the reference model, not the GPU, and never count. For `mma.sp`, A is the sparse "
+             "fragment of 9.7.14.6.2 (its compressed layout proved, and its column ranges); B and C/D are "
+             "the dense fragments of the same shape, which 9.7.14.6.2 says they are. Where it draws a "
+             "sparse B only as a figure (m16n8k32 `.f16`/`.bf16`, m16n8k16 `.tf32`, m16n8k64 8-bit, "
+             "m16n8k128 4-bit) and no dense fragment of that shape holds the type, that B stays "
+             "unspecified."),
         Table(["rows", "count"], [["shape x operand rows", str(len(rows))],
                                   ["fully specified", str(full)], ["fully proved", str(proved)],
                                   ["confirmed on hardware", str(hw)]], "lr"),

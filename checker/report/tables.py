@@ -1,27 +1,40 @@
 """`checker table`: the layouts as data (design.md section 4), from the reading, not the print."""
 from __future__ import annotations
 
+from checker.properties.chunk import ranges
 from checker.properties.enumerate import table as enumerate_table
 
 
 def fragment_table(spec, fragment, reading) -> dict:
     tab = enumerate_table(reading.layout, tuple(range(32)), reading.n)
     entries = []
-    for (lane, i), (rows, cols) in sorted(tab.items()):
+    for (lane, i), (rows, cols, *_) in sorted(tab.items()):
         entries.append([lane, i, rows[0][1] if rows else None, cols[0][1] if cols else None])
-    return {
+    out = {
         "shape": spec.shape, "id": fragment.id, "operand": fragment.operand,
         "types": list(fragment.types), "layout": fragment.layout,
         "rows": fragment.rows, "cols": fragment.cols,
         "computations": [list(c.lanes) for c in fragment.computations] or None,
         "entries": entries,
     }
+    if fragment.sparsity is not None:
+        # entries are cells of the compressed A; ranges say which columns of A each element lies in
+        sp = fragment.sparsity
+        points = sorted(tab)
+        _, firsts, lasts = ranges(reading.layout, points)
+        out["sparse"] = {"k": sp.k, "granularity": f"{sp.nonzero}:{sp.chunk}", "pairwise": sp.pairwise,
+                         "ranges": [[lane, i, f, la] for (lane, i), f, la in zip(points, firsts, lasts)]}
+    return out
 
 
 def render_text(t: dict, letter: str) -> str:
     """The matrix as a grid, each cell `T<lane>:<element>`, as the document's figures draw it;
     one grid per MMA computation where the warp runs several."""
     head = f"{t['shape']} {t['id']} ({t['operand']}, {t['rows']}x{t['cols']}, types {', '.join(t['types'])})"
+    if t.get("sparse"):
+        sp = t["sparse"]
+        head = (f"{t['shape']} {t['id']} (the compressed {t['operand']}, {t['rows']}x{t['cols']}: the non-zero elements "
+                f"of a {t['rows']}x{sp['k']} {t['operand']} at {sp['granularity']}; types {', '.join(t['types'])})")
     groups = t["computations"] or [list(range(32))]
     out = [head]
     for k, lanes in enumerate(groups):

@@ -1,6 +1,7 @@
 """Compiler-convention text: `file:line:col: error: ...`, then what to look at and a replay."""
 from __future__ import annotations
 
+from checker.properties import PROPERTIES
 from checker.results import PROVED, summary
 
 
@@ -25,7 +26,7 @@ def prove_report(results: list, seconds: float, files: int, relation_files: int 
             by_fragment.setdefault((r.spec, r.fragment), []).append(r)
     for (spec, fragment), rs in by_fragment.items():
         ok = [r for r in rs if r.verdict == PROVED]
-        props = sorted({r.property for r in ok}, key=["fragment-shape", "defined", "in-range", "injective", "covers"].index)
+        props = sorted({r.property for r in ok}, key=PROPERTIES.index)
         if ok:
             comps = sorted({r.computation for r in ok if r.computation})
             extra = f" (per MMA computation {', '.join(map(str, comps))})" if comps else ""

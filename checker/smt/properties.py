@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import z3
 
 from checker.smt import solver as smt_solver
+from checker.smt.terms import first as _first
 from checker.smt.terms import formula_terms, scope
 
 
@@ -48,9 +49,16 @@ class Symbolic:
         terms = scope(layout, width, self.l, self.i)
         self.rows = formula_terms(layout.row, terms)
         self.cols = formula_terms(layout.col, terms)
-        self.has = z3.And(z3.Or([g for g, _, _ in self.rows]), z3.Or([g for g, _, _ in self.cols]))
+        # a sparse layout's Where block (firstcol, lastcol): pieces, and the value each name takes
+        self.bound = {f.target: formula_terms(f, terms) for f in layout.bound}
+        self.named = {name: terms.env[name] for name in self.bound}
+        self.column_range = layout.column_range
+        self.has = z3.And([z3.Or([g for g, _, _ in pieces]) for pieces in self.all_pieces()])
         self.row = _first(self.rows, width)
         self.col = _first(self.cols, width)
+
+    def all_pieces(self) -> list:
+        return [self.rows, self.cols, *self.bound.values()]
 
     def renamed(self, tag: str) -> "Symbolic":
         """The same terms over fresh variables, by substitution rather than a second translation."""
@@ -62,6 +70,9 @@ class Symbolic:
         sub = lambda t: z3.substitute(t, *pairs)  # noqa: E731
         other.rows = [(sub(g), sub(v), sub(r)) for g, v, r in self.rows]
         other.cols = [(sub(g), sub(v), sub(r)) for g, v, r in self.cols]
+        other.bound = {k: [(sub(g), sub(v), sub(r)) for g, v, r in ps] for k, ps in self.bound.items()}
+        other.named = {k: sub(v) for k, v in self.named.items()}
+        other.column_range = self.column_range
         other.has, other.row, other.col = sub(self.has), sub(self.row), sub(self.col)
         return other
 
@@ -86,13 +97,6 @@ def symbolic(layout, width: int, tag: str) -> Symbolic:
     sym = Symbolic(layout, width, tag)
     _SYMBOLIC[key] = (layout, sym)
     return sym
-
-
-def _first(pieces, width):
-    out = z3.BitVecVal(-1, width)
-    for g, v, _ in reversed(pieces):
-        out = z3.If(g, v, out)
-    return out
 
 
 def _exactly_one(pieces):
@@ -124,8 +128,9 @@ class FragmentProver:
 
     def _undefined(self):
         p = self.p
-        return z3.Or(z3.Not(_exactly_one(p.rows)), z3.Not(_exactly_one(p.cols)),
-                     z3.Or([z3.And(g, z3.Not(req)) for g, _, req in p.rows + p.cols]))
+        pieces = p.all_pieces()
+        return z3.Or([z3.Not(_exactly_one(ps)) for ps in pieces] +
+                     [z3.And(g, z3.Not(req)) for ps in pieces for g, _, req in ps])
 
     def _outside(self):
         p, w = self.p, self.width
@@ -219,7 +224,22 @@ class FragmentProver:
             return Answer("refuted", {"cell": found}, reason="quantified query", queries=["covers"])
         return self._answer(out, None, "covers")
 
-    def all(self, hole_hint=None) -> dict:
+    def chunk(self, per_register: int, out_of: int, k: int) -> Answer:
+        """properties.chunk's conditions at every point, the register's first element found by
+        substituting i - i % per_register for i."""
+        p, w = self.p, self.width
+        first, last = (p.named[name] for name in p.column_range)
+        head = p.i - p.i % z3.BitVecVal(per_register, w)
+        at_head = lambda t: z3.substitute(t, (p.i, head))  # noqa: E731
+        const = lambda v: z3.BitVecVal(v, w)  # noqa: E731
+        bad = z3.Or(last - first + const(1) != const(out_of), first % const(out_of) != const(0),
+                    first < const(0), last >= const(k),
+                    at_head(p.row) != p.row, at_head(first) != first)
+        out = self.session.minimize("chunk", [p.l, p.i], bad)
+        return self._answer(out, lambda o: self._point_witness(o, p), "chunk")
+
+    def all(self, hole_hint=None, sparse=None) -> dict:
+        """`sparse`: (per_register, out_of, K) of a sparse A, whose chunk property is asked too."""
         t0 = time.perf_counter()
         d, r = self.pointwise()
         t1 = time.perf_counter()
@@ -230,7 +250,11 @@ class FragmentProver:
         # defined and in-range usually share one query: each is charged half of it
         d.seconds = r.seconds = (t1 - t0) / 2
         inj.seconds, cov.seconds = t2 - t1, t3 - t2
-        return {"defined": d, "in-range": r, "injective": inj, "covers": cov}
+        out = {"defined": d, "in-range": r, "injective": inj, "covers": cov}
+        if sparse is not None:
+            out["chunk"] = self.chunk(*sparse)
+            out["chunk"].seconds = time.perf_counter() - t3
+        return out
 
 
 def _member(lane, lanes):
@@ -269,5 +293,5 @@ def _signed(v: int, width: int) -> int:
     return v - (1 << width) if v >= 1 << (width - 1) else v
 
 
-def prove(name, sym: Symbolic, lanes, n, rows, cols, dump_dir=None, hole_hint=None, pair=None) -> dict:
-    return FragmentProver(name, sym, lanes, n, rows, cols, dump_dir, pair).all(hole_hint)
+def prove(name, sym: Symbolic, lanes, n, rows, cols, dump_dir=None, hole_hint=None, pair=None, sparse=None) -> dict:
+    return FragmentProver(name, sym, lanes, n, rows, cols, dump_dir, pair).all(hole_hint, sparse)

@@ -82,7 +82,17 @@ def scope(layout, width: int, lane, i) -> Terms:
     terms = Terms(width, {"lane": lane, "i": i})
     for name, expr in layout.definitions:
         terms.env[name] = terms.term(expr)
+    for formula in layout.bound:  # firstcol, lastcol: the first applying piece, as the evaluator takes it
+        terms.env[formula.target] = first(formula_terms(formula, terms), width)
     return terms
+
+
+def first(pieces, width):
+    """The value of the first piece whose guard holds, -1 where none does."""
+    out = z3.BitVecVal(-1, width)
+    for g, v, _ in reversed(pieces):
+        out = z3.If(g, v, out)
+    return out
 
 
 def formula_terms(formula, terms: Terms):

@@ -113,7 +113,19 @@ class _Meaning:
                                     f"duplicate fragment id {fr['id']!r} (first at line {seen[fr['id']].line})")
                 seen[fr["id"]] = self.span(fpath + ["id"])
                 frags.append(self.fragment(fr, fpath, sec["section"], comps, (m, n, k)))
-            sections.append(model.Section(sec["section"], sec["title"], sec["seed"], comps, tuple(frags)))
+            drawn = []
+            for fi, fr in enumerate(sec.get("figures_only", [])):
+                fpath = base + ["figures_only", fi]
+                if fr["id"] in seen:
+                    raise SpecError(self.span(fpath + ["id"]),
+                                    f"duplicate fragment id {fr['id']!r} (first at line {seen[fr['id']].line})")
+                seen[fr["id"]] = self.span(fpath + ["id"])
+                drawn.append(self.fragment(fr, fpath, sec["section"], comps, (m, n, k)))
+            same = tuple(model.SameAs(tuple(x["operands"]), x["printed"], tuple(x["fragments"]),
+                                      self.span(base + ["same_as", xi]))
+                         for xi, x in enumerate(sec.get("same_as", [])))
+            sections.append(model.Section(sec["section"], sec["title"], sec["seed"], comps, tuple(frags), same,
+                                          tuple(drawn)))
         return model.Spec(self.doc.path, shape, m, n, k, tuple(sections))
 
     def computations(self, sec, base) -> tuple:
@@ -162,14 +174,41 @@ class _Meaning:
             reg = r["registers"]
             rows.append(model.TableRow(tuple(r["types"]), r["fragment"], reg["count"], reg["kind"],
                                        reg.get("per_register"), elements, self.span(rpath),
-                                       reg.get("container_bits")))
-        if rows[0].elements is None:
+                                       reg.get("container_bits"), reg.get("out_of"), r.get("elements_note")))
+        mrows, mcols = model.dims(fr["operand"], *mnk)
+        sparsity = self.sparsity(fr, fpath, rows, mcols, comps) if "sparsity" in fr else None
+        if sparsity is not None:
+            mcols = mcols * sparsity.nonzero // sparsity.chunk
+        elif rows[0].elements is None:
             raise SpecError(self.span(fpath + ["table", 0, "elements"]),
                             "the first table row must give the element list")
-        mrows, mcols = model.dims(fr["operand"], *mnk)
         return model.Fragment(
             id=fr["id"], operand=fr["operand"], layout=fr.get("layout"),
             header=self.stext(fpath + ["header"]), table=tuple(rows), figures=tuple(fr["figures"]),
             caption=fr.get("caption"),
-            formula=self.stext(fpath + ["formula"]), errata=tuple(errata), section=section,
-            computations=comps, rows=mrows, cols=mcols, span=self.span(fpath))
+            formula=self.stext(fpath + ["formula"]) if "formula" in fr else None, errata=tuple(errata), section=section,
+            computations=comps, rows=mrows, cols=mcols, span=self.span(fpath), sparsity=sparsity)
+
+    def sparsity(self, fr, fpath, rows, k, comps) -> model.Sparsity:
+        """Only A is sparse, and every table row must say how many of how many consecutive
+        elements a register holds: the compressed column is built from those two numbers."""
+        sp, spath = fr["sparsity"], fpath + ["sparsity"]
+        nonzero, chunk = (int(x) for x in sp["granularity"].split(":"))
+        if fr["operand"] != "A" or comps:
+            raise SpecError(self.span(spath, key=True), "only matrix A of a one-computation mma.sp is sparse")
+        if not 0 < nonzero < chunk or k % chunk:
+            raise SpecError(self.span(spath + ["granularity"]),
+                            f"granularity {sp['granularity']} must be n:c with 0 < n < c and c dividing K = {k}")
+        for ri, row in enumerate(rows):
+            rpath = fpath + ["table", ri]
+            if row.per_register is None or row.out_of is None:
+                raise SpecError(self.span(rpath + ["registers"]), "a sparse fragment's registers must give "
+                                "per_register and out_of (\"two non-zero elements out of 4 consecutive\")")
+            if row.elements is not None:
+                raise SpecError(self.span(rpath + ["elements"]), "a sparse fragment lists no elements; the "
+                                "document's cell describes the mapping (elements_note)")
+            if (row.per_register, row.out_of) != (rows[0].per_register, rows[0].out_of):
+                raise SpecError(self.span(rpath + ["registers"]), "every table row of a sparse fragment must "
+                                "hold the same number of non-zero elements out of the same range")
+        return model.Sparsity(nonzero, chunk, sp.get("pairwise", False), sp["storage"], sp["printed"], k,
+                              self.span(spath))

@@ -34,6 +34,22 @@ class TableRow:
     elements: SourceText | None
     span: SourceSpan
     container_bits: int | None = None  # an element's bits in its register, where wider than its type
+    out_of: int | None = None  # sparse A: "... non-zero elements out of 4 consecutive elements"
+    elements_note: str | None = None  # sparse A: the Elements cell, which describes rather than lists
+
+@dataclass(frozen=True)
+class Sparsity:
+    """Structured sparsity of A (9.7.14.6.1): `nonzero` of every `chunk` adjacent elements of a
+    row are non-zero, and only those are stored; `pairwise`: they come in two-wide sub-chunks."""
+
+    nonzero: int
+    chunk: int
+    pairwise: bool
+    section: str
+    printed: str  # the storage section's sentence, verbatim
+    k: int  # columns of the sparse A; the fragment's own cols are the compressed A's
+    span: SourceSpan
+
 
 @dataclass(frozen=True)
 class Computation:
@@ -51,7 +67,7 @@ class Fragment:
     header: SourceText
     table: tuple
     figures: tuple
-    formula: SourceText
+    formula: SourceText | None  # None: the document gives this fragment only as a figure
     errata: tuple
     section: str
     computations: tuple  # empty: one MMA over all 32 lanes
@@ -59,6 +75,7 @@ class Fragment:
     cols: int
     span: SourceSpan
     caption: str | None = None  # the figure's caption, verbatim
+    sparsity: Sparsity | None = None  # sparse A (mma.sp): rows x cols is the compressed A
 
     @property
     def letter(self) -> str:
@@ -70,12 +87,25 @@ class Fragment:
 
 
 @dataclass(frozen=True)
+class SameAs:
+    """mma.sp: "Matrix fragments for multiplicand B and accumulators C and D are the same as in
+    case of Matrix Fragments for mma.m16n8k16 ...": the operands, and the fragments meant."""
+
+    operands: tuple
+    printed: str
+    fragments: tuple  # "shape/id"
+    span: SourceSpan
+
+
+@dataclass(frozen=True)
 class Section:
     section: str
     title: str
     seed: str
     computations: tuple
     fragments: tuple
+    same_as: tuple = ()
+    figures_only: tuple = ()  # Fragments with no formula: the document draws them only
 
 
 @dataclass(frozen=True)

@@ -181,6 +181,8 @@ def shared(spec, readings) -> list:
             continue
         r = readings[f.id]
         lists = [(row, els) for row, els in zip(f.table, r.elements) if els is not None]
+        if not lists:
+            continue  # sparse A names no elements; its loader holds every row to one range size
         first = lists[0][1]
         bad = [(row, els) for row, els in lists[1:] if els != first]
         types = ", ".join("." + t for t in f.types)
@@ -233,6 +235,8 @@ def _packing(spec, f, r, row, types, opts) -> Result:
     p, count = row.per_register or 1, row.count
     along = contiguous(f)
     dim = {("A", "col"): "K", ("A", "row"): "M", ("B", "row"): "K", ("B", "col"): "N", ("C", "col"): "N"}[(f.operand, along)]
+    if f.sparsity is not None:
+        dim = "K of the compressed A"  # the non-zero elements as stored: what a load reads
     step = {"row": ("row + 1", None), "col": (None, "col + 1")}[along]
     label = f"{f.id} as {'/'.join(types)} ({count} x .{row.kind})"
     name = f"{spec.shape}/{f.id}"

@@ -8,6 +8,7 @@ import pytest
 from conftest import CASES, SPECS
 
 from checker.properties import enumerate as py_engine
+from checker.properties.chunk import sparse_ranges
 from checker.prover import domains
 from checker.smt import properties as smt_engine
 from checker.spec.load import load_spec
@@ -36,9 +37,11 @@ CASES_ = list(_readings())
 def test_engines_agree(path, fragment, reading):
     sym = smt_engine.Symbolic(reading.layout, reading.width)
     for comp, lanes in domains(fragment):
-        py = py_engine.decide(reading.layout, lanes, reading.n, fragment.rows, fragment.cols)
+        py = py_engine.decide_reading(reading, lanes)
         hint = tuple(py["covers"][1]["cell"]) if py["covers"][0] == "refuted" else None
-        z3 = smt_engine.prove("t", sym, lanes, reading.n, fragment.rows, fragment.cols, hole_hint=hint)
+        z3 = smt_engine.prove("t", sym, lanes, reading.n, fragment.rows, fragment.cols, hole_hint=hint,
+                              sparse=sparse_ranges(reading))
+        assert set(z3) == set(py)
         for prop, answer in z3.items():
             assert answer.verdict != "unknown", (prop, answer.reason)
             assert (answer.verdict, answer.witness) == py[prop], (comp, prop)
@@ -49,9 +52,9 @@ def test_both_verdicts_occur():
     verdicts = set()
     for _, fragment, reading in CASES_:
         for comp, lanes in domains(fragment):
-            py = py_engine.decide(reading.layout, lanes, reading.n, fragment.rows, fragment.cols)
+            py = py_engine.decide_reading(reading, lanes)
             verdicts |= {(p, v) for p, (v, _) in py.items()}
-    for prop in ("defined", "in-range", "injective", "covers"):
+    for prop in ("defined", "in-range", "injective", "covers", "chunk"):
         assert (prop, "proved") in verdicts and (prop, "refuted") in verdicts, prop
 
 

@@ -2,6 +2,7 @@
 text alone fails where the erratum says, at the line it is on."""
 import glob
 import json
+import re
 import os
 
 import pytest
@@ -21,21 +22,29 @@ def test_seed_suite_proves(run):
     assert r.code == 0, r.out
     s = data["summary"]
     assert s["refuted"] == s["unknown"] == s["spec_errors"] == 0
-    assert s["errata_confirmed"] == 7
+    assert s["errata_confirmed"] == 11
     assert {x["spec"] for x in data["results"]} == set(SPEC_FILES) | {os.path.join(SPECS, "relations.yaml")}
     fragments = {(x["spec"], x["fragment"]) for x in data["results"] if x["subject"] is None}
-    assert len(fragments) == 54
-    assert len({f for f in fragments if f[0] in SEED_FILES}) == 23
+    drawn = {(f, fr.id) for f in SPEC_FILES for sec in load_spec(f).sections for fr in sec.figures_only}
+    assert len(fragments) == 66 and len(drawn) == 4 and drawn <= fragments  # 4 sparse Bs drawn only
+    seeds = {(f, fr.id) for f in SEED_FILES for sec in load_spec(f).sections if sec.seed.startswith("seeds/")
+             for fr in sec.fragments}
+    assert len(seeds) == 23 and seeds <= fragments
+    sparse = {(f, fr.id) for f in SPEC_FILES for fr in load_spec(f).fragments() if fr.sparsity is not None}
+    assert len(sparse) == 8 and sparse <= fragments
 
 
 def test_every_seed_section_is_transcribed():
-    sections = {s.section for f in SEED_FILES for s in load_spec(f).sections}
+    sections = {s.section for f in SEED_FILES for s in load_spec(f).sections if s.seed.startswith("seeds/")}
     assert sections == {"9.7.14.5.1", "9.7.14.5.2", "9.7.14.5.4", "9.7.14.5.8", "9.7.14.5.9", "9.7.14.5.13"}
 
 
-def test_every_dense_mma_sync_section_of_the_chapter_is_transcribed():
+def test_every_mma_sync_and_mma_sp_fragment_section_of_the_chapter_is_transcribed():
     sections = {s.section for f in SPEC_FILES for s in load_spec(f).sections}
-    assert sections == {f"9.7.14.5.{k}" for k in range(1, 14)}
+    assert sections == {f"9.7.14.5.{k}" for k in range(1, 14)} | {f"9.7.14.6.2.{k}" for k in range(1, 9)}
+    for f in SPEC_FILES:
+        for sec in load_spec(f).sections:
+            assert all((fr.sparsity is not None) == sec.section.startswith("9.7.14.6.") for fr in sec.fragments)
 
 
 def test_m8n8k4_f16_has_four_computations_over_the_warp():
@@ -124,6 +133,9 @@ def _code_blocks(text):
     return [b for b in re.findall(r"```\n(.*?)```", text, re.S)]
 
 
+WORDS = {"one": 1, "two": 2, "four": 4, "eight": 8}
+
+
 def test_rest_of_chapter_specs_are_verbatim():
     """Every formula block, Fragment cell, element list and caption of the specs transcribed from
     ../shared/ptx-isa is the document's text, character for character (errata are applied on
@@ -131,6 +143,8 @@ def test_rest_of_chapter_specs_are_verbatim():
     root = os.path.join(ROOT, "..", "shared")
     if not os.path.isdir(os.path.join(root, "ptx-isa")):
         pytest.skip("shared/ptx-isa is not beside this checkout")
+    storage = " ".join(open(os.path.join(root, "ptx-isa", "9.7.14.6.1-sparse-matrix-storage.md"),
+                            encoding="utf-8").read().split())
     checked = 0
     for f in SPEC_FILES:
         for sec in load_spec(f).sections:
@@ -140,13 +154,18 @@ def test_rest_of_chapter_specs_are_verbatim():
             blocks = _code_blocks(text)
             for fr in sec.fragments:
                 assert fr.formula.text in blocks, (f, fr.id)
-                parts = fr.caption.split(" / MMA ")
-                parts[1:] = ["MMA " + p for p in parts[1:]]  # a fragment drawn in two figures
+                parts = re.split(r" / (?=(?:Sparse )?MMA )", fr.caption)  # a fragment drawn in two figures
                 for fig, part in zip(fr.figures, parts, strict=True):
                     assert f"**{fig} {part}**" in text, (f, fr.id, fig)
                 for row in fr.table:
                     assert f"| {row.fragment} |" in text, (f, fr.id, row.fragment)
                     if row.elements is not None:
                         assert f"| {row.elements.text} |" in text, (f, fr.id, row.elements.text)
+                    if row.elements_note is not None:
+                        assert f"| {row.elements_note} |" in text, (f, fr.id, row.elements_note)
+                if fr.sparsity is not None:  # the granularity as the storage section words it
+                    assert " ".join(fr.sparsity.printed.split()) in storage, (f, fr.id)
+                    said = re.search(r"containing (\w+) non-zero .* out of (\d+) consecutive", fr.table[0].fragment)
+                    assert (WORDS[said.group(1)], int(said.group(2))) == (fr.table[0].per_register, fr.table[0].out_of)
                 checked += 1
-    assert checked == 31
+    assert checked == 39

@@ -15,7 +15,7 @@ from checker.theorems import equation as py_equation
 from checker.theorems.relations import load_relations
 
 RELATIONS = os.path.join(SPECS, "relations.yaml")
-THEOREMS = ("dimensions", "computations", "shared-layout", "packing", "relation")
+THEOREMS = ("dimensions", "computations", "shared-layout", "packing", "relation", "same-as")
 
 
 @pytest.fixture(scope="module")

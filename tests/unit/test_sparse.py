@@ -1,0 +1,158 @@
+"""Sparse mma.sp A (9.7.14.6): the range notation, the compressed layout, how the metadata selects
+columns, `checker where` in A's own coordinates, and the figure-only B tables."""
+import itertools
+import json
+import os
+import re
+
+import pytest
+
+from conftest import ROOT, SPECS
+
+from checker.formula.parser import parse_block
+from checker.semantics import sparse
+from checker.spec.load import load_spec
+from checker.spec.text import SourceText
+
+SPARSE = [(shape, fr) for shape in ("m16n8k8", "m16n8k16", "m16n8k32", "m16n8k64", "m16n8k128")
+          for fr in load_spec(os.path.join(SPECS, f"{shape}.yaml")).fragments() if fr.sparsity is not None]
+
+
+def _src(text):
+    return SourceText(text, "t", tuple((1, k + 1) for k in range(len(text) + 1)))
+
+
+def test_eight_sparse_fragments_with_the_storage_granularities():
+    got = {(shape, fr.id): (fr.sparsity.nonzero, fr.sparsity.chunk, fr.sparsity.pairwise, fr.rows, fr.cols)
+           for shape, fr in SPARSE}
+    assert got == {
+        ("m16n8k8", "A.sp.tf32"): (1, 2, False, 16, 4), ("m16n8k16", "A.sp.f16"): (2, 4, False, 16, 8),
+        ("m16n8k16", "A.sp.tf32"): (1, 2, False, 16, 8), ("m16n8k32", "A.sp.f16"): (2, 4, False, 16, 16),
+        ("m16n8k32", "A.sp.i8"): (2, 4, False, 16, 16), ("m16n8k64", "A.sp.i8"): (2, 4, False, 16, 32),
+        ("m16n8k64", "A.sp.i4"): (4, 8, True, 16, 32), ("m16n8k128", "A.sp.i4"): (4, 8, True, 16, 64)}
+
+
+def test_range_notation_parses_with_comments_and_capital_for():
+    block = parse_block(_src("groupID = %laneid >> 2\nrow = groupID\n"
+                             "col = [firstcol ... lastcol]  // a comment\n      // another\n\n"
+                             "Where\nfirstcol = groupID * 4   For ai where i <  4\n"
+                             "           groupID * 4 + 16   for ai where i >= 4\nlastcol = firstcol + 3\n"))
+    cr = block.column_range
+    assert (cr.first.name, cr.last.name) == ("firstcol", "lastcol")
+    assert [(d.target, len(d.pieces)) for d in cr.where] == [("firstcol", 2), ("lastcol", 1)]
+    assert cr.where[0].pieces[0].elem.where is not None  # `For ai where i < 4`, capital F
+
+
+def _orderings(g):
+    """Every metadata choice `::ordered_metadata` accepts for one range."""
+    per_chunk = list(itertools.combinations(range(g.units), g.picked))
+    for choice in itertools.product(per_chunk, repeat=g.out_of // g.chunk):
+        yield tuple(x for c in choice for x in c)
+
+
+@pytest.mark.parametrize("shape,fragment", SPARSE, ids=[f"{s}-{f.id}" for s, f in SPARSE])
+def test_metadata_places_a_register_on_distinct_columns_of_its_range(shape, fragment):
+    """For every ordered metadata choice, the register's elements land on distinct columns of
+    its range, `nonzero` to a chunk (two-wide units aligned where pair-wise), and `candidates`
+    names exactly the elements and conditions that put one on a given column."""
+    g = sparse.geometry(fragment)
+    choices = list(_orderings(g))
+    assert choices and all(sparse.ordered(g, c) for c in choices)
+    for indices in choices:
+        cols = [sparse.column(g, 0, p, indices) for p in range(g.per_register)]
+        assert len(set(cols)) == g.per_register and all(0 <= c < g.out_of for c in cols)
+        for c0 in range(0, g.out_of, g.chunk):
+            assert sum(c0 <= c < c0 + g.chunk for c in cols) == g.nonzero
+        if g.pairwise:
+            assert all(cols[p] % 2 == 0 and cols[p + 1] == cols[p] + 1 for p in range(0, g.per_register, 2))
+        for offset in range(g.out_of):
+            said = {p for p, c, q, index in sparse.candidates(g, offset) if indices[c * g.picked + q] == index}
+            assert said == {p for p in range(g.per_register) if cols[p] == offset}, (indices, offset)
+
+
+def test_candidates_can_be_refuted():
+    g = sparse.Geometry(2, 4, False, 2, 4)
+    assert [p for p, *_ in sparse.candidates(g, 0)] == [0]  # position 0 is only ever the first
+    assert [p for p, *_ in sparse.candidates(g, 3)] == [1]  # position 3 only the second
+    assert not sparse.ordered(g, (2, 1)) and not sparse.ordered(g, (1, 1)) and sparse.ordered(g, (0, 3))
+
+
+def test_ordered_metadata_values_are_the_increasing_index_pairs():
+    """9.7.14.6.1: for ::ordered_metadata the meaningful 4-bit values of a 2:4 chunk are exactly
+    the two 2-bit indices low < high; the invalid ones for plain .sp are low == high."""
+    storage = os.path.join(ROOT, "..", "shared", "ptx-isa", "9.7.14.6.1-sparse-matrix-storage.md")
+    if not os.path.isfile(storage):
+        pytest.skip("shared/ptx-isa is not beside this checkout")
+    text = " ".join(open(storage, encoding="utf-8").read().split())
+    said = re.search(r"For `mma.sp::ordered_metadata`, ((?:`0b[01]{4}`, )+`0b[01]{4}`) are the meaningful", text)
+    meaningful = {int(v, 2) for v in re.findall(r"0b([01]{4})", said.group(1))}
+    g = sparse.Geometry(2, 4, False, 2, 4)
+    assert meaningful == {hi << 2 | lo for lo in range(4) for hi in range(4) if sparse.ordered(g, (lo, hi))}
+    invalid = re.search(r"Values ((?:`0b[01]{4}`, )+`0b[01]{4}`) are invalid", text)
+    assert {int(v, 2) for v in re.findall(r"0b([01]{4})", invalid.group(1))} == {x << 2 | x for x in range(4)}
+
+
+def test_where_answers_in_a_s_own_coordinates(run):
+    r = run("where", os.path.join(SPECS, "m16n8k32.yaml"), "--fragment", "A.sp.f16", "--row", "9", "--col", "13",
+            "--format", "json")
+    w = json.loads(r.out)
+    assert r.code == 0 and w["unique"] and w["sparse"]["k"] == 32
+    assert [(h["lane"], h["element"], h["range"], h["metadata"]["index"], h["metadata"]["value"])
+            for h in w["holders"]] == [(7, "a2", [12, 15], 0, 1), (7, "a3", [12, 15], 1, 1)]
+    text = run("where", os.path.join(SPECS, "m16n8k32.yaml"), "--fragment", "A.sp.f16", "--row", "9", "--col", "13")
+    assert "columns 12..15 of row 9 are held by lane 7, register 1 of 4 .b32" in text.out
+    # the pair-wise 4:8 of .u4: a two-wide sub-chunk is one metadata index
+    w = json.loads(run("where", os.path.join(SPECS, "m16n8k64.yaml"), "--fragment", "A.sp.i4", "--row", "3",
+                       "--col", "21", "--format", "json").out)
+    assert [(h["lane"], h["element"], h["metadata"]["value"]) for h in w["holders"]] == [(13, "a1", 2), (13, "a3", 2)]
+
+
+def test_where_compressed_and_usage_errors(run):
+    m32 = os.path.join(SPECS, "m16n8k32.yaml")
+    w = json.loads(run("where", m32, "--fragment", "A.sp.f16", "--row", "9", "--col", "13", "--compressed",
+                       "--format", "json").out)
+    assert [(h["lane"], h["element"]) for h in w["holders"]] == [(6, "a7")]
+    assert run("where", m32, "--fragment", "A.sp.f16", "--row", "0", "--col", "32").code == 2
+    assert run("where", m32, "--fragment", "A.i8", "--row", "0", "--col", "0", "--compressed").code == 2
+
+
+def test_eval_and_table_show_the_range(run):
+    m32 = os.path.join(SPECS, "m16n8k32.yaml")
+    r = run("eval", m32, "--fragment", "A.sp.f16", "--lane", "5", "--i", "6")
+    assert r.code == 0
+    assert "firstcol = 20" in r.out and "lastcol = 23" in r.out
+    assert "holds the compressed A[9][10]: a non-zero element of A[9][20..23]" in r.out
+    t = json.loads(run("table", m32, "--fragment", "A.sp.f16", "--format", "json").out)
+    t = t[0] if isinstance(t, list) else t
+    assert t["cols"] == 16 and t["sparse"]["k"] == 32
+    assert [5, 6, 20, 23] in t["sparse"]["ranges"] and [5, 6, 9, 10] in t["entries"]
+
+
+def test_figure_only_b_tables_are_checked(run):
+    r = run("prove", os.path.join(SPECS, "m16n8k32.yaml"), "--format", "json")
+    mine = [x for x in json.loads(r.out)["results"] if x["fragment"] == "B.sp.f16"]
+    assert {(x["property"], x["verdict"], x["erratum"]) for x in mine} == {
+        ("fragment-shape", "PROVED", False), ("fragment-shape", "REFUTED", True)}
+    assert any("lists 4 elements" in x["message"] for x in mine)
+    same = [x for x in json.loads(r.out)["results"] if x["property"] == "same-as"]
+    assert same and all(x["verdict"] == "PROVED" for x in same)
+
+
+def test_same_as_names_must_resolve(tmp_path, run):
+    text = open(os.path.join(SPECS, "m16n8k32.yaml"), encoding="utf-8").read()
+    bad = tmp_path / "m16n8k32.yaml"
+    bad.write_text(text.replace("fragments: [m16n8k16/C.float]", "fragments: [m16n8k16/C.nope]"))
+    (tmp_path / "m16n8k16.yaml").write_text(open(os.path.join(SPECS, "m16n8k16.yaml"), encoding="utf-8").read())
+    r = run("prove", str(bad), "--format", "json")
+    same = [x for x in json.loads(r.out)["results"] if x["property"] == "same-as" and x["verdict"] == "REFUTED"]
+    assert r.code == 1 and len(same) == 1
+    assert "m16n8k16 has no fragment 'C.nope'" in same[0]["message"]
+
+
+@pytest.mark.parametrize("shape,fragment", SPARSE, ids=[f"{s}-{f.id}" for s, f in SPARSE])
+def test_sparse_blocks_print_and_parse_back(shape, fragment):
+    from checker.formula import printer
+
+    text = printer.block(parse_block(fragment.formula))
+    assert "col = [firstcol ... lastcol]" in text
+    assert printer.block(parse_block(_src(text))) == text
