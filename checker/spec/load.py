@@ -105,28 +105,22 @@ class _Meaning:
         for si, sec in enumerate(v["sections"]):
             base = ["sections", si]
             comps = self.computations(sec, base)
-            frags = []
-            for fi, fr in enumerate(sec["fragments"]):
-                fpath = base + ["fragments", fi]
-                if fr["id"] in seen:
-                    raise SpecError(self.span(fpath + ["id"]),
-                                    f"duplicate fragment id {fr['id']!r} (first at line {seen[fr['id']].line})")
-                seen[fr["id"]] = self.span(fpath + ["id"])
-                frags.append(self.fragment(fr, fpath, sec["section"], comps, (m, n, k)))
-            drawn = []
-            for fi, fr in enumerate(sec.get("figures_only", [])):
-                fpath = base + ["figures_only", fi]
-                if fr["id"] in seen:
-                    raise SpecError(self.span(fpath + ["id"]),
-                                    f"duplicate fragment id {fr['id']!r} (first at line {seen[fr['id']].line})")
-                seen[fr["id"]] = self.span(fpath + ["id"])
-                drawn.append(self.fragment(fr, fpath, sec["section"], comps, (m, n, k)))
+            # fragments with formulas, then the ones the document only draws; ids unique across both
+            frags, drawn = ([self.fragment(fr, self.unique(seen, base + [key, fi], fr["id"]), sec["section"], comps,
+                                           (m, n, k))
+                             for fi, fr in enumerate(sec.get(key, []))] for key in ("fragments", "figures_only"))
             same = tuple(model.SameAs(tuple(x["operands"]), x["printed"], tuple(x["fragments"]),
                                       self.span(base + ["same_as", xi]))
                          for xi, x in enumerate(sec.get("same_as", [])))
             sections.append(model.Section(sec["section"], sec["title"], sec["seed"], comps, tuple(frags), same,
                                           tuple(drawn)))
         return model.Spec(self.doc.path, shape, m, n, k, tuple(sections))
+
+    def unique(self, seen: dict, fpath: list, fid: str) -> list:
+        if fid in seen:
+            raise SpecError(self.span(fpath + ["id"]), f"duplicate fragment id {fid!r} (first at line {seen[fid].line})")
+        seen[fid] = self.span(fpath + ["id"])
+        return fpath
 
     def computations(self, sec, base) -> tuple:
         comps, owner = [], {}
