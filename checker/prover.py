@@ -90,7 +90,7 @@ def prove_paths(paths: list, opts: Options) -> list:
 def same_as(spec, path, loaded) -> list:
     """mma.sp sections name the fragments B and C/D are "the same as": each name must be a
     fragment of that operand, in the spec of its shape (loaded, or beside this file)."""
-    out = []
+    out, siblings = [], {}
     for sec in spec.sections:
         for same in sec.same_as:
             t0, problems = time.perf_counter(), []
@@ -99,7 +99,9 @@ def same_as(spec, path, loaded) -> list:
                 other = next((s for s, _ in loaded.values() if s is not None and s.shape == shape), None)
                 if other is None:
                     sibling = os.path.join(os.path.dirname(path), f"{shape}.yaml")
-                    other = _load(sibling)[0] if os.path.isfile(sibling) else None
+                    if sibling not in siblings:
+                        siblings[sibling] = _load(sibling)[0] if os.path.isfile(sibling) else None
+                    other = siblings[sibling]
                 frag = other.fragment(fid) if other is not None else None
                 if other is None:
                     problems.append(f"{ref}: no spec of shape {shape} is loaded or beside {path}")

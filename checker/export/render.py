@@ -59,9 +59,10 @@ def _body(layout, formula, lang: str, indent: str) -> list:
     # a sparse layout's Where formulas (firstcol, lastcol) are functions of their own, bound to
     # their names before any formula that may use them
     before = layout.bound[:layout.bound.index(formula)] if formula in layout.bound else layout.bound
-    bound = [(f.target, ast.Var(f"{f.target}_of(laneid, i)", 0)) for f in before]
-    for name, e in (*layout.definitions, *bound, *formula.locals):
-        value = e.name if e in (b for _, b in bound) else expr(e, lang)
+    values = [(name, expr(e, lang)) for name, e in layout.definitions]
+    values += [(f.target, f"{f.target}_of(laneid, i)") for f in before]
+    values += [(name, expr(e, lang)) for name, e in formula.locals]
+    for name, value in values:
         lines.append(f"{indent}{_name(name)} = {value}" if py
                      else f"{indent}[[maybe_unused]] const int {_name(name)} = {value};")
     for p in formula.pieces:

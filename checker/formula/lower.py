@@ -123,16 +123,9 @@ class _Typer:
         self.err(node, f"internal: unknown node {type(node).__name__}")  # pragma: no cover
 
 
-@dataclass(frozen=True)
-class Sparsity:
-    """What the compressed column needs from the fragment's table: `per_register` non-zero
-    elements out of `out_of` consecutive ones."""
-
-    per_register: int
-    out_of: int
-
-
-def lower(block: ast.Block, src: SourceText, letter: str, sparse: Sparsity | None = None) -> Layout:
+def lower(block: ast.Block, src: SourceText, letter: str, sparse=None) -> Layout:
+    """`sparse`: a sparse A's model.Sparsity; the compressed column needs its `per_register`
+    non-zero elements out of `out_of` consecutive ones."""
     known: set = {"i"}
     defs = []
     for d in block.definitions:
@@ -186,7 +179,7 @@ def _lower_where(cr: ast.ColumnRange, src: SourceText, known: set, letter: str) 
     return tuple(out)
 
 
-def _compressed(cr: ast.ColumnRange, sparse: Sparsity) -> LoweredFormula:
+def _compressed(cr: ast.ColumnRange, sparse) -> LoweredFormula:
     """firstcol / out_of * per_register + i % per_register, pointing at the range's text."""
     off = cr.first.off
 

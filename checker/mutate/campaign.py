@@ -33,7 +33,7 @@ from checker.mutate.operators import mutants
 from checker.properties import enumerate as py_engine
 from checker.prover import Options, domains
 from checker.spec.load import load_spec
-from checker.spec.reading import formula_source, materialize, sparsity, substituted
+from checker.spec.reading import formula_source, materialize, substituted
 from checker.spec.text import plain
 from checker.theorems.consistency import spec_theorems
 from checker.theorems.equation import Equation, Side, difference
@@ -122,7 +122,7 @@ def _dumps_of(spec, path: str, dumps: list) -> list:
 
 
 def _mutant_reading(reading, block, src):
-    layout = lower(block, src, reading.fragment.letter, sparsity(reading.fragment))
+    layout = lower(block, src, reading.fragment.letter, reading.fragment.sparsity)
     width = max(Bounds(layout, (0, 31), reading.n).bits(), reading.width)
     return dataclasses.replace(reading, layout=layout, width=width)
 

@@ -24,7 +24,7 @@ def sparse_ranges(reading) -> tuple | None:
     f = reading.fragment
     if f.sparsity is None or reading.layout is None:
         return None
-    return f.table[0].per_register, f.table[0].out_of, f.sparsity.k
+    return f.sparsity.per_register, f.sparsity.out_of, f.sparsity.k
 
 
 def ranges(layout, points: list) -> tuple:

@@ -147,7 +147,7 @@ def panels(fragment, layout, n, marks) -> list:
 def _sparse_panel(fragment, layout, n) -> Panel:
     """A itself, as the document's sparse figures draw it: every column of a register's range
     [firstcol ... lastcol] marked with the lane and the elements that hold its non-zero ones."""
-    per = fragment.table[0].per_register
+    per = fragment.sparsity.per_register
     points = [(lane, i) for lane in range(32) for i in range(0, n, per)]
     rows, firsts, lasts = chunk_ranges(layout, points)
     cells: dict = {}

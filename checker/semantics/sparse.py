@@ -43,8 +43,8 @@ class Geometry:
 
 
 def geometry(fragment) -> Geometry:
-    sp, row = fragment.sparsity, fragment.table[0]
-    return Geometry(sp.nonzero, sp.chunk, sp.pairwise, row.per_register, row.out_of)
+    sp = fragment.sparsity
+    return Geometry(sp.nonzero, sp.chunk, sp.pairwise, sp.per_register, sp.out_of)
 
 
 def column(g: Geometry, firstcol: int, p: int, indices: tuple) -> int:

@@ -205,4 +205,4 @@ class _Meaning:
                 raise SpecError(self.span(rpath + ["registers"]), "every table row of a sparse fragment must "
                                 "hold the same number of non-zero elements out of the same range")
         return model.Sparsity(nonzero, chunk, sp.get("pairwise", False), sp["storage"], sp["printed"], k,
-                              self.span(spath))
+                              self.span(spath), rows[0].per_register, rows[0].out_of)

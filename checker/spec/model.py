@@ -49,6 +49,8 @@ class Sparsity:
     printed: str  # the storage section's sentence, verbatim
     k: int  # columns of the sparse A; the fragment's own cols are the compressed A's
     span: SourceSpan
+    per_register: int  # non-zero elements a register holds (every table row says the same) ...
+    out_of: int  # ... out of this many consecutive columns: [firstcol ... lastcol]
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from checker.errors import SpecError
 from checker.formula.bounds import Bounds
-from checker.formula.lower import Layout, Sparsity, lower
+from checker.formula.lower import Layout, lower
 from checker.formula.parser import parse_block, parse_elements
 from checker.spec import model
 from checker.spec.text import SourceText
@@ -104,7 +104,7 @@ def _materialize(fragment, revert, n) -> Reading:
             return None
 
     elements = tuple(None if t is None else guarded("elements", parse_elements, t) for t in element_texts)
-    sparse = sparsity(fragment)
+    sparse = fragment.sparsity
     if n is None:
         n = fragment.table[0].count * sparse.per_register if sparse else len(elements[0])
     layout = guarded("formula", _layout, formula, fragment.letter, sparse) if formula is not None else None
@@ -112,12 +112,6 @@ def _materialize(fragment, revert, n) -> Reading:
     limit = max(fragment.rows, fragment.cols, fragment.sparsity.k if sparse else 0)
     width = max(Bounds(layout, (0, 31), n).bits(), limit.bit_length() + 2) if layout is not None else 0
     return Reading(fragment, revert, header.text, elements, layout, width, n, syntax)
-
-
-def sparsity(fragment: model.Fragment) -> Sparsity | None:
-    """What lowering a sparse A's formulas needs from its table; None for a dense fragment."""
-    first = fragment.table[0]
-    return Sparsity(first.per_register, first.out_of) if fragment.sparsity else None
 
 
 def _layout(formula, letter, sparse) -> Layout:
