@@ -226,21 +226,20 @@ def check_reading(spec, reading, opts, erratum=None) -> list:
                           message=cex["message"] if cex else ""))
     if reading.layout is None:
         return results
-    sym = smt_engine.Symbolic(reading.layout, reading.width)
-    pair = sym.renamed("2")
+    sym = smt_engine.symbolic(reading.layout, reading.width)
     doms = domains(f)
     together = None
     if len(doms) > 1:
         name = f"{spec.shape}.{f.id}" + (".printed" if reading.reverted else "")
         together = smt_engine.prove_computations(name, sym, [lanes for _, lanes in doms], reading.n,
-                                                 f.rows, f.cols, opts.dump_smt, pair)
+                                                 f.rows, f.cols, opts.dump_smt)
     for comp, lanes in doms:
         known = together[lanes] if together else None
-        results.extend(_smt_domain(spec, reading, comp, lanes, opts, sym, pair, known))
+        results.extend(_smt_domain(spec, reading, comp, lanes, opts, sym, known))
     return results
 
 
-def _smt_domain(spec, reading, comp, lanes, opts, sym, pair, known=None) -> list:
+def _smt_domain(spec, reading, comp, lanes, opts, sym, known=None) -> list:
     f = reading.fragment
     name = f"{spec.shape}.{f.id}" + (f".mma{comp}" if comp else "") + (".printed" if reading.reverted else "")
     sparse = chunk.sparse_ranges(reading)
@@ -251,8 +250,8 @@ def _smt_domain(spec, reading, comp, lanes, opts, sym, pair, known=None) -> list
     else:
         hint = lambda: _hole_by_enumeration(reading, lanes, f)  # noqa: E731 - only if counting can't decide
     t1 = time.perf_counter()
-    answers = known or smt_engine.prove(name, sym, lanes, reading.n, f.rows, f.cols, opts.dump_smt, hint, pair,
-                                        sparse)
+    answers = known or smt_engine.prove(name, sym, lanes, reading.n, f.rows, f.cols, opts.dump_smt, hint,
+                                        sparse, expect=py)
     out = []
     for prop in SMT_PROPERTIES + (("chunk",) if sparse else ()):
         a = answers[prop]

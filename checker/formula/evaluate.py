@@ -91,6 +91,25 @@ def cells(layout, points: list) -> tuple:
     return first_values(formula_hits(layout.row, env, size)), first_values(formula_hits(layout.col, env, size))
 
 
+_TABLES: dict = {}
+_TABLES_MAX = 512
+
+
+def warp_cells(layout, n: int, lanes: list, elems: list) -> tuple:
+    """cells() at the points (lanes[k], elems[k]), each in 0..31 x 0..n-1, looked up in the
+    whole warp's table: evaluated once per layout in this process, however many theorems and
+    relations ask about it."""
+    key = (id(layout), n)
+    hit = _TABLES.get(key)
+    if hit is None or hit[0] is not layout:
+        if len(_TABLES) >= _TABLES_MAX:
+            _TABLES.clear()  # a mutation campaign makes thousands of layouts: stay bounded
+        hit = _TABLES[key] = (layout, cells(layout, [(lane, i) for lane in range(32) for i in range(n)]))
+    rows, cols = hit[1]
+    idx = [lane * n + i for lane, i in zip(lanes, elems)]
+    return [rows[k] for k in idx], [cols[k] for k in idx]
+
+
 def at(layout, lane: int, i: int) -> tuple:
     """(row hits, col hits) at one point, for `checker eval` and messages."""
     env = environment(layout, [(lane, i)])

@@ -98,7 +98,29 @@ def _number(tok: Token, src: SourceText) -> ast.Num:
     return ast.Num(value, text, tok.start_pos)
 
 
-def parse_block(src: SourceText) -> ast.Block:
+_PARSED: dict = {}
+_PARSED_MAX = 4096
+
+
+def _memo(kind: str, parse):
+    """A parse depends only on the text: AST nodes keep offsets into it, not file positions. So
+    a text parsed once (the same element list in many tables, the same relation side in many
+    equations) is not parsed again in this process. Failures are not kept: each is raised with
+    its own file position."""
+    def parse_once(src: SourceText):
+        key = (kind, src.text)
+        hit = _PARSED.get(key)
+        if hit is None:
+            hit = parse(src)
+            if len(_PARSED) >= _PARSED_MAX:
+                _PARSED.clear()  # a mutation campaign parses thousands of texts: stay bounded
+            _PARSED[key] = hit
+        return hit
+    parse_once.__doc__ = parse.__doc__
+    return parse_once
+
+
+def _parse_block(src: SourceText) -> ast.Block:
     if len(src.text) > MAX_TEXT:
         raise SpecError(src.span(0), f"formula block longer than {MAX_TEXT} characters")
     try:
@@ -108,7 +130,7 @@ def parse_block(src: SourceText) -> ast.Block:
     return _Build(src).block(tree)
 
 
-def parse_expr(src: SourceText):
+def _parse_expr(src: SourceText):
     """One expression of the formula notation (relations use it), with the same bounds."""
     if len(src.text) > MAX_TEXT:
         raise SpecError(src.span(0), f"expression longer than {MAX_TEXT} characters")
@@ -119,8 +141,8 @@ def parse_expr(src: SourceText):
     return _Build(src).expr(tree.children[0])
 
 
-def parse_elements(src: SourceText) -> list[str]:
-    """`a0, a1, …, a126, a127` -> ['a0', ..., 'a127']; a range is filled in only where both ends
+def _parse_elements(src: SourceText) -> tuple:
+    """`a0, a1, …, a126, a127` -> ('a0', ..., 'a127'); a range is filled in only where both ends
     are written as in the document (two names before the ellipsis, the last after it)."""
     if len(src.text) > MAX_TEXT:
         raise SpecError(src.span(0), f"element list longer than {MAX_TEXT} characters")
@@ -142,7 +164,17 @@ def parse_elements(src: SourceText) -> list[str]:
         if nxt[0] != letter or step != 1 or hi <= lo or hi - lo > 4096:
             raise SpecError(src.span(0), f"cannot expand the ellipsis between {prev} and {nxt}")
         out.extend(f"{letter}{n}" for n in range(lo + 1, hi))
-    return out
+    return tuple(out)
+
+
+parse_block = _memo("block", _parse_block)
+parse_expr = _memo("expr", _parse_expr)
+_elements = _memo("elements", _parse_elements)
+
+
+def parse_elements(src: SourceText) -> list[str]:
+    """`a0, a1, …, a126, a127` -> ['a0', ..., 'a127'] (a list of its own: callers may keep it)."""
+    return list(_elements(src))
 
 
 class _Build:

@@ -10,14 +10,12 @@ quantified question, whose `unknown` is reported as such and fails the gate.
 """
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 
-import z3
-
-from checker.smt import solver as smt_solver
-from checker.smt.terms import first as _first
-from checker.smt.terms import formula_terms, scope
+from checker.smt.solver import Session, Var, bv, define
+from checker.smt.terms import Terms, conj, disj, first, formula_terms
 
 
 @dataclass
@@ -39,85 +37,126 @@ def _ranges(lanes: tuple) -> list:
     return out
 
 
-class Symbolic:
-    """The formulas at a symbolic (lane, i), built once per reading and shared by every domain."""
+def _member(lane, lanes, width) -> str:
+    return disj(f"(and (bvule {bv(lo, width)} {lane}) (bvule {lane} {bv(hi, width)}))" if lo != hi
+                else f"(= {lane} {bv(lo, width)})" for lo, hi in _ranges(tuple(sorted(lanes))))
 
-    def __init__(self, layout, width, tag=""):
+
+def domain(lane, i, lanes, n, width) -> str:
+    return conj([_member(lane, lanes, width), f"(bvsge {i} {bv(0, width)})", f"(bvslt {i} {bv(n, width)})"])
+
+
+_PREFIX = itertools.count()
+_AT = " l i)"
+
+
+class Symbolic:
+    """A layout's formulas as SMT-LIB macros over a (lane, i), defined once per process and
+    applied at any point: a second point (injectivity), a moved lane (relations) or a register's
+    first element (chunk) is a second application, not a second translation."""
+
+    def __init__(self, layout, width):
         self.width = width
-        self.l = z3.BitVec(f"lane{tag}", width)
-        self.i = z3.BitVec(f"i{tag}", width)
-        terms = scope(layout, width, self.l, self.i)
-        self.rows = formula_terms(layout.row, terms)
-        self.cols = formula_terms(layout.col, terms)
-        # a sparse layout's Where block (firstcol, lastcol): pieces, and the value each name takes
-        self.bound = {f.target: formula_terms(f, terms) for f in layout.bound}
+        self.prefix = f"L{next(_PREFIX)}"
+        bits = f"(_ BitVec {width})"
+        params = f"((l {bits}) (i {bits}))"
+
+        def macro(name, sort, body):
+            sym = f"|{self.prefix}.{name}|"
+            define(sym, f"(define-fun {sym} {params} {sort} {body})")
+            return f"({sym}{_AT}"
+
+        terms = Terms(width, {"lane": "l", "i": "i"})
+        for name, expr in layout.definitions:
+            terms.env[name] = macro(f"let.{name}", bits, terms.term(expr))
+        # a sparse layout's Where block (firstcol, lastcol): pieces, and the first applying one's value
+        self.bound = {}
+        for formula in layout.bound:
+            self.bound[formula.target] = formula_terms(formula, terms, macro)
+            terms.env[formula.target] = macro(formula.target, bits, first(self.bound[formula.target], width))
         self.named = {name: terms.env[name] for name in self.bound}
+        self.rows = formula_terms(layout.row, terms, macro)
+        self.cols = formula_terms(layout.col, terms, macro)
+        self.row = macro("row", bits, first(self.rows, width))
+        self.col = macro("col", bits, first(self.cols, width))
+        self.has = macro("has", "Bool", conj(disj(g for g, _, _ in ps) for ps in self.all_pieces()))
         self.column_range = layout.column_range
-        self.has = z3.And([z3.Or([g for g, _, _ in pieces]) for pieces in self.all_pieces()])
-        self.row = _first(self.rows, width)
-        self.col = _first(self.cols, width)
 
     def all_pieces(self) -> list:
         return [self.rows, self.cols, *self.bound.values()]
 
-    def renamed(self, tag: str) -> "Symbolic":
-        """The same terms over fresh variables, by substitution rather than a second translation."""
-        other = object.__new__(Symbolic)
-        other.width = self.width
-        other.l = z3.BitVec(f"lane{tag}", self.width)
-        other.i = z3.BitVec(f"i{tag}", self.width)
-        pairs = [(self.l, other.l), (self.i, other.i)]
-        sub = lambda t: z3.substitute(t, *pairs)  # noqa: E731
-        other.rows = [(sub(g), sub(v), sub(r)) for g, v, r in self.rows]
-        other.cols = [(sub(g), sub(v), sub(r)) for g, v, r in self.cols]
-        other.bound = {k: [(sub(g), sub(v), sub(r)) for g, v, r in ps] for k, ps in self.bound.items()}
-        other.named = {k: sub(v) for k, v in self.named.items()}
-        other.column_range = self.column_range
-        other.has, other.row, other.col = sub(self.has), sub(self.row), sub(self.col)
-        return other
+    def at(self, lane, i) -> "Point":
+        return Point(self, str(lane), str(i))
 
-    def domain(self, lanes, n):
-        zero = z3.BitVecVal(0, self.width)
-        return z3.And(
-            z3.Or([z3.And(z3.ULE(lo, self.l), z3.ULE(self.l, hi)) if lo != hi else self.l == lo
-                   for lo, hi in _ranges(lanes)]),
-            self.i >= zero, self.i < z3.BitVecVal(n, self.width))
+
+class Point:
+    """A layout's terms at one (lane, i): each a macro application."""
+
+    def __init__(self, sym: Symbolic, lane: str, i: str):
+        tail = f" {lane} {i})"
+
+        def ap(call):
+            return call[:-len(_AT)] + tail
+
+        self.l, self.i, self.width = lane, i, sym.width
+        self.rows = [tuple(map(ap, piece)) for piece in sym.rows]
+        self.cols = [tuple(map(ap, piece)) for piece in sym.cols]
+        self.bound = {k: [tuple(map(ap, piece)) for piece in ps] for k, ps in sym.bound.items()}
+        self.named = {k: ap(v) for k, v in sym.named.items()}
+        self.row, self.col, self.has = ap(sym.row), ap(sym.col), ap(sym.has)
+
+    def all_pieces(self) -> list:
+        return [self.rows, self.cols, *self.bound.values()]
 
 
 _SYMBOLIC: dict = {}
 
 
-def symbolic(layout, width: int, tag: str) -> Symbolic:
-    """One translation per (layout, width, tag) for the whole run: theorems ask about the same
-    fragments many times. The layout is kept with its terms, so a recycled id cannot match."""
-    key = (id(layout), width, tag)
+def symbolic(layout, width: int) -> Symbolic:
+    """One translation per (layout, width) for the whole run: theorems ask about the same
+    fragments many times. The layout is kept with its macros, so a recycled id cannot match."""
+    key = (id(layout), width)
     hit = _SYMBOLIC.get(key)
     if hit is not None and hit[0] is layout:
         return hit[1]
-    sym = Symbolic(layout, width, tag)
+    sym = Symbolic(layout, width)
     _SYMBOLIC[key] = (layout, sym)
     return sym
 
 
-def _exactly_one(pieces):
-    return z3.PbEq([(g, 1) for g, _, _ in pieces], 1)
+def _exactly_one(pieces) -> str:
+    guards = [g for g, _, _ in pieces]
+    return conj([disj(guards)] + [f"(not (and {a} {b}))" for a, b in itertools.combinations(guards, 2)])
+
+
+def _signed(v: int, width: int) -> int:
+    return v - (1 << width) if v >= 1 << (width - 1) else v
 
 
 class FragmentProver:
-    def __init__(self, name, sym: "Symbolic", lanes, n, rows, cols, dump_dir=None, pair=None):
+    """`expect`: the plain-Python engine's answers, {property: (verdict, witness)}, whose smallest
+    witnesses z3 confirms instead of searching for its own (solver.Session.minimize)."""
+
+    def __init__(self, name, sym: Symbolic, lanes, n, rows, cols, dump_dir=None, expect=None):
         self.name, self.width = name, sym.width
         self.lanes, self.n, self.rows, self.cols = lanes, n, rows, cols
         self.dump_dir = dump_dir
-        self.p = sym
-        self.q = pair
-        self.session = smt_solver.Session(name, dump_dir)
-        self.session.add(sym.domain(lanes, n))
+        self.sym = sym
+        self.lane, self.i = Var("lane", sym.width), Var("i", sym.width)
+        self.p = sym.at(self.lane, self.i)
+        self.session = Session(name, dump_dir)
+        self.session.add(domain(self.lane, self.i, lanes, n, sym.width))
+        self.expect = expect or {}
         self.answers: dict = {}
 
-    def _point_witness(self, out, p):
-        m = out.model
-        return {"lane": m.eval(p.l, model_completion=True).as_long(),
-                "i": m.eval(p.i, model_completion=True).as_long()}
+    def _hint(self, prop, keys):
+        verdict, witness = self.expect.get(prop, (None, None))
+        if verdict != "refuted" or not all(k in (witness or {}) for k in keys):
+            return None  # nothing to confirm: z3 searches on its own
+        return tuple(witness[k] for k in keys)
+
+    def _point_witness(self, out):
+        return {"lane": out.model[str(self.lane)], "i": out.model[str(self.i)]}
 
     def _answer(self, out, witness_fn, query):
         if out.status == "unsat":
@@ -126,52 +165,54 @@ class FragmentProver:
             return Answer("refuted", witness_fn(out), queries=[query])
         return Answer("unknown", reason=out.reason or "z3 answered unknown", queries=[query])
 
-    def _undefined(self):
-        p = self.p
-        pieces = p.all_pieces()
-        return z3.Or([z3.Not(_exactly_one(ps)) for ps in pieces] +
-                     [z3.And(g, z3.Not(req)) for ps in pieces for g, _, req in ps])
+    def _undefined(self) -> str:
+        pieces = self.p.all_pieces()
+        return disj([f"(not {_exactly_one(ps)})" for ps in pieces] +
+                    [f"(and {g} (not {req}))" for ps in pieces for g, _, req in ps])
 
-    def _outside(self):
+    def _outside(self) -> str:
         p, w = self.p, self.width
-        zero = z3.BitVecVal(0, w)
 
         def outside(pieces, limit):
-            return [z3.And(g, z3.Or(v < zero, v >= z3.BitVecVal(limit, w))) for g, v, _ in pieces]
+            return [f"(and {g} (or (bvslt {v} {bv(0, w)}) (bvsge {v} {bv(limit, w)})))" for g, v, _ in pieces]
 
-        return z3.Or(outside(p.rows, self.rows) + outside(p.cols, self.cols))
+        return disj(outside(p.rows, self.rows) + outside(p.cols, self.cols))
+
+    def _pointwise(self, prop, violation) -> Answer:
+        out = self.session.minimize(prop, [self.lane, self.i], violation, expect=self._hint(prop, ("lane", "i")))
+        return self._answer(out, self._point_witness, prop)
 
     def defined(self) -> Answer:
-        out = self.session.minimize("defined", [self.p.l, self.p.i], self._undefined())
-        return self._answer(out, lambda o: self._point_witness(o, self.p), "defined")
+        return self._pointwise("defined", self._undefined())
 
     def in_range(self) -> Answer:
-        out = self.session.minimize("in-range", [self.p.l, self.p.i], self._outside())
-        return self._answer(out, lambda o: self._point_witness(o, self.p), "in-range")
+        return self._pointwise("in-range", self._outside())
 
     def pointwise(self) -> tuple:
         """defined and in-range are both about one point: one query settles both when they hold,
         and each is asked on its own only to find its smallest witness."""
-        both = self.session.check("defined+in-range", z3.Or(self._undefined(), self._outside()))
+        both = self.session.check("defined+in-range", f"(or {self._undefined()} {self._outside()})")
         if both.status == "unsat":
             return Answer("proved", queries=["defined+in-range"]), Answer("proved", queries=["defined+in-range"])
         return self.defined(), self.in_range()
 
     def injective(self, groups=None) -> Answer:
         """`groups`: lanes of independent MMA computations; two points clash only within one."""
-        p = self.p
-        q = self.q if self.q is not None else p.renamed("2")
-        earlier = z3.Or(z3.ULT(p.l, q.l), z3.And(p.l == q.l, z3.ULT(p.i, q.i)))
-        clash = z3.And(q.domain(self.lanes, self.n), p.has, q.has, earlier, p.row == q.row, p.col == q.col)
+        p, w = self.p, self.width
+        lane2, i2 = Var("lane2", w), Var("i2", w)
+        q = self.sym.at(lane2, i2)
+        earlier = f"(or (bvult {p.l} {q.l}) (and (= {p.l} {q.l}) (bvult {p.i} {q.i})))"
+        parts = [domain(lane2, i2, self.lanes, self.n, w), p.has, q.has, earlier,
+                 f"(= {p.row} {q.row})", f"(= {p.col} {q.col})"]
         if groups:
-            clash = z3.And(clash, z3.Or([z3.And(_member(p.l, g), _member(q.l, g)) for g in groups]))
-        out = self.session.minimize("injective", [p.l, p.i, q.l, q.i], clash)
+            parts.append(disj(f"(and {_member(p.l, g, w)} {_member(q.l, g, w)})" for g in groups))
+        out = self.session.minimize("injective", [self.lane, self.i, lane2, i2], conj(parts),
+                                    values=(p.row, p.col), expect=self._hint("injective", ("lane", "i", "lane2", "i2")))
 
         def witness(o):
             m = o.model
-            val = lambda t: m.eval(t, model_completion=True).as_long()  # noqa: E731
-            return {"lane": val(p.l), "i": val(p.i), "lane2": val(q.l), "i2": val(q.i),
-                    "cell": [_signed(val(p.row), self.width), _signed(val(p.col), self.width)]}
+            return {"lane": m[str(self.lane)], "i": m[str(self.i)], "lane2": m[str(lane2)], "i2": m[str(i2)],
+                    "cell": [_signed(m[p.row], w), _signed(m[p.col], w)]}
 
         return self._answer(out, witness, "injective")
 
@@ -201,42 +242,41 @@ class FragmentProver:
 
     def _confirm_hole(self, cell, why) -> Answer:
         p, w = self.p, self.width
-        out = self.session.check("covers.hole", p.has, p.row == z3.BitVecVal(cell[0], w),
-                                 p.col == z3.BitVecVal(cell[1], w))
+        out = self.session.check("covers.hole", p.has, f"(= {p.row} {bv(cell[0], w)})",
+                                 f"(= {p.col} {bv(cell[1], w)})", values=(self.lane, self.i))
         if out.status == "unsat":
             return Answer("refuted", {"cell": list(cell)}, reason=why, queries=["covers.hole"])
         if out.status == "sat":
             return Answer("unknown", reason=f"the hole {tuple(cell)} offered by enumeration is held "
-                                            f"by lane {self._point_witness(out, p)}", queries=["covers.hole"])
+                                            f"by lane {self._point_witness(out)}", queries=["covers.hole"])
         return Answer("unknown", reason=out.reason, queries=["covers.hole"])
 
     def _covers_quantified(self) -> Answer:
         w = self.width
-        r, c = z3.BitVec("r", w), z3.BitVec("c", w)
-        q = self.p.renamed("_q")
-        zero = z3.BitVecVal(0, w)
-        cell = z3.And(r >= zero, r < z3.BitVecVal(self.rows, w), c >= zero, c < z3.BitVecVal(self.cols, w))
-        hole = z3.ForAll([q.l, q.i], z3.Implies(z3.And(q.domain(self.lanes, self.n), q.has), z3.Or(q.row != r, q.col != c)))
-        out = smt_solver.quantified_check(f"{self.name}.covers", z3.And(cell, hole), self.dump_dir)
+        r, c = Var("r", w), Var("c", w)
+        q = self.sym.at("ql", "qi")
+        bits = f"(_ BitVec {w})"
+        cell = f"(and (bvsge {r} {bv(0, w)}) (bvslt {r} {bv(self.rows, w)}) (bvsge {c} {bv(0, w)}) (bvslt {c} {bv(self.cols, w)}))"
+        hole = (f"(forall ((ql {bits}) (qi {bits})) (=> (and {domain('ql', 'qi', self.lanes, self.n, w)} {q.has}) "
+                f"(or (distinct {q.row} {r}) (distinct {q.col} {c}))))")
+        out = Session(f"{self.name}.covers", self.dump_dir, quantified=True).check("quantified", cell, hole, values=(r, c))
         if out.status == "sat":
-            m = out.model
-            found = [m.eval(v, model_completion=True).as_long() for v in (r, c)]
-            return Answer("refuted", {"cell": found}, reason="quantified query", queries=["covers"])
+            return Answer("refuted", {"cell": [out.model[str(r)], out.model[str(c)]]}, reason="quantified query",
+                          queries=["covers"])
         return self._answer(out, None, "covers")
 
     def chunk(self, per_register: int, out_of: int, k: int) -> Answer:
         """properties.chunk's conditions at every point, the register's first element found by
-        substituting i - i % per_register for i."""
+        applying the layout at i - i % per_register."""
         p, w = self.p, self.width
-        first, last = (p.named[name] for name in p.column_range)
-        head = p.i - p.i % z3.BitVecVal(per_register, w)
-        at_head = lambda t: z3.substitute(t, (p.i, head))  # noqa: E731
-        const = lambda v: z3.BitVecVal(v, w)  # noqa: E731
-        bad = z3.Or(last - first + const(1) != const(out_of), first % const(out_of) != const(0),
-                    first < const(0), last >= const(k),
-                    at_head(p.row) != p.row, at_head(first) != first)
-        out = self.session.minimize("chunk", [p.l, p.i], bad)
-        return self._answer(out, lambda o: self._point_witness(o, p), "chunk")
+        name_first, name_last = self.sym.column_range
+        head = self.sym.at(self.lane, f"(bvsub {self.i} (bvsmod {self.i} {bv(per_register, w)}))")
+        first_, last = p.named[name_first], p.named[name_last]
+        bad = disj([f"(distinct (bvadd (bvsub {last} {first_}) {bv(1, w)}) {bv(out_of, w)})",
+                    f"(distinct (bvsmod {first_} {bv(out_of, w)}) {bv(0, w)})",
+                    f"(bvslt {first_} {bv(0, w)})", f"(bvsge {last} {bv(k, w)})",
+                    f"(distinct {head.row} {p.row})", f"(distinct {head.named[name_first]} {first_})"])
+        return self._pointwise("chunk", bad)
 
     def all(self, hole_hint=None, sparse=None) -> dict:
         """`sparse`: (per_register, out_of, K) of a sparse A, whose chunk property is asked too."""
@@ -257,17 +297,12 @@ class FragmentProver:
         return out
 
 
-def _member(lane, lanes):
-    return z3.Or([z3.And(z3.ULE(lo, lane), z3.ULE(lane, hi)) if lo != hi else lane == lo
-                  for lo, hi in _ranges(lanes)])
-
-
-def prove_computations(name, sym: Symbolic, groups, n, rows, cols, dump_dir=None, pair=None) -> dict | None:
+def prove_computations(name, sym: Symbolic, groups, n, rows, cols, dump_dir=None) -> dict | None:
     """All computations of a warp at once: defined and in-range over the union of their lanes,
     injective within each, covers of each by counting. Proves every property of every computation
     in three queries, or returns None so the caller asks per computation for the witnesses."""
     union = tuple(sorted(lane for g in groups for lane in g))
-    prover = FragmentProver(name + ".all", sym, union, n, rows, cols, dump_dir, pair)
+    prover = FragmentProver(name + ".all", sym, union, n, rows, cols, dump_dir)
     t0 = time.perf_counter()
     d, r = prover.pointwise()
     if (d.verdict, r.verdict) != ("proved", "proved"):
@@ -289,9 +324,6 @@ def prove_computations(name, sym: Symbolic, groups, n, rows, cols, dump_dir=None
     return out
 
 
-def _signed(v: int, width: int) -> int:
-    return v - (1 << width) if v >= 1 << (width - 1) else v
-
-
-def prove(name, sym: Symbolic, lanes, n, rows, cols, dump_dir=None, hole_hint=None, pair=None, sparse=None) -> dict:
-    return FragmentProver(name, sym, lanes, n, rows, cols, dump_dir, pair).all(hole_hint, sparse)
+def prove(name, sym: Symbolic, lanes, n, rows, cols, dump_dir=None, hole_hint=None, sparse=None,
+          expect=None) -> dict:
+    return FragmentProver(name, sym, lanes, n, rows, cols, dump_dir, expect).all(hole_hint, sparse)

@@ -4,9 +4,10 @@ or derived (and saying so) where it follows from the per-fragment proofs."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from checker.formula.parser import parse_expr
-from checker.formula.evaluate import cells as layout_cells
+from checker.formula.evaluate import warp_cells
 from checker.results import PROVED, REFUTED, UNKNOWN, Result
 from checker.semantics.variants import variants
 from checker.smt import consistency as smt_consistency
@@ -98,7 +99,7 @@ def dimensions(spec, fragment_results) -> list:
 
 def _cells(reading, lanes):
     pts = [(lane, i) for lane in lanes for i in range(reading.n)]
-    rows, cols = layout_cells(reading.layout, pts)
+    rows, cols = warp_cells(reading.layout, reading.n, [p[0] for p in pts], [p[1] for p in pts])
     return list(zip(pts, zip(rows, cols)))
 
 
@@ -136,11 +137,11 @@ def _computations(spec, held, acc, hr, ar, opts) -> Result:
     subject = f"{held.id} for {acc.id}"
     groups = [c.lanes for c in held.computations]
     name = f"{spec.shape}.computations.{held.id}.{acc.id}"
+    py = _needs_py(held.operand, hr, ar, groups, spec.k) if opts.cross_check else None
     ans = smt_consistency.needs(name, held.operand, hr.layout, hr.width, hr.n, ar.layout, ar.width, ar.n,
-                                groups, spec.k, opts.dump_smt)
+                                groups, spec.k, opts.dump_smt, expect=py)
     what = "row" if held.operand == "A" else "column"
-    if opts.cross_check and ans.verdict != "unknown":
-        py = _needs_py(held.operand, hr, ar, groups, spec.k)
+    if py is not None and ans.verdict != "unknown":
         if py != (ans.verdict, ans.witness):
             return Result(spec.path, None, "computations", UNKNOWN, ans.seconds, str(held.span), subject=subject,
                           message=f"the z3 and plain-Python engines disagree, so neither is trusted: z3 "
@@ -217,28 +218,26 @@ def packing(spec, readings, opts) -> list:
         groups: dict = {}
         for t in f.table:
             groups.setdefault((t.count, t.per_register or 1, t.kind), []).append(t)
+        pairs = None
         for rows in groups.values():
             row = rows[0]
             if (row.per_register or 1) * row.count != r.n:
                 continue  # the register table does not match the elements: fragment-shape says so
             types = tuple(t for x in rows for t in x.types)
-            out.append(_packing(spec, f, r, row, types, opts))
+            label = f"{f.id} as {'/'.join(types)} ({row.count} x .{row.kind})"
+            first = pairs is None
+            pairs = pairs or _pairs(spec, f, r, label, opts)  # one question per fragment, whatever its registers
+            out.append(_packing(spec, f, row, label, pairs, first))
     return out
 
 
-def _packing(spec, f, r, row, types, opts) -> Result:
+def _pairs(spec, f, r, label, opts) -> tuple:
     """One question about consecutive elements (e, e+1): which are adjacent along the contiguous
     dimension in every lane. Enumeration splits the pairs into adjacent and not; z3 proves the
     first set adjacent and finds a witness in the second. Within-register adjacency and register
     runs both follow from that one split."""
-    t0 = time.perf_counter()
-    p, count = row.per_register or 1, row.count
     along = contiguous(f)
-    dim = {("A", "col"): "K", ("A", "row"): "M", ("B", "row"): "K", ("B", "col"): "N", ("C", "col"): "N"}[(f.operand, along)]
-    if f.sparsity is not None:
-        dim = "K of the compressed A"  # the non-zero elements as stored: what a load reads
     step = {"row": ("row + 1", None), "col": (None, "col + 1")}[along]
-    label = f"{f.id} as {'/'.join(types)} ({count} x .{row.kind})"
     name = f"{spec.shape}/{f.id}"
     cells = dict(_cells(r, range(32)))
     k = 0 if along == "row" else 1
@@ -253,12 +252,24 @@ def _packing(spec, f, r, row, types, opts) -> Result:
     results = []
     for group, expect in ((joined, "holds"), (apart, "refuted")):
         if group:
-            eq = Equation(f"{spec.shape}.packing.{f.id}.{row.kind}.{expect}", (("e", group),), tuple(range(32)),
+            eq = Equation(f"{spec.shape}.packing.{f.id}.{expect}", (("e", group),), tuple(range(32)),
                           _side(r, name, "e + 1", f.span), _side(r, name, "e", f.span, *step), f.span)
             results.append(equation_result(eq, opts, spec.path, "packing", label, str(f.span), expect=expect))
+    return pairs, joined, results
+
+
+def _packing(spec, f, row, label, pairs, first) -> Result:
+    """What the split of the pairs says about one register kind; `first`: the split's proofs are
+    charged to this result."""
+    t0 = time.perf_counter()
+    pairs, joined, results = pairs
+    p, count = row.per_register or 1, row.count
+    dim = {("A", "col"): "K", ("A", "row"): "M", ("B", "row"): "K", ("B", "col"): "N", ("C", "col"): "N"}[(f.operand, contiguous(f))]
+    if f.sparsity is not None:
+        dim = "K of the compressed A"  # the non-zero elements as stored: what a load reads
     bad = [x for x in results if not (x.verdict == PROVED and not x.message.startswith("expected")) and not x.declared]
     if bad:
-        return bad[0]
+        return replace(bad[0], subject=label, seconds=bad[0].seconds if first else 0.0)
     parts = [] if count > 1 or p > 1 else [f"one .{row.kind} register"]
     if p > 1:
         inside = all(e in joined for e in pairs if e % p != p - 1)
@@ -278,7 +289,8 @@ def _packing(spec, f, r, row, types, opts) -> Result:
     widest = _bits(row) if whole else max(runs) * p * _bits(row)
     parts.append(f"so the widest load that fills a lane's registers directly is {widest} bits")
     witness = next((x.counterexample for x in results if x.declared), None)
-    return Result(spec.path, None, "packing", PROVED, time.perf_counter() - t0, str(f.span), subject=label,
+    seconds = sum(x.seconds for x in results) * first + time.perf_counter() - t0
+    return Result(spec.path, None, "packing", PROVED, seconds, str(f.span), subject=label,
                   message="; ".join(parts), detail={"witness": witness})
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from checker.errors import SourceSpan, SpecError
 from checker.formula.bounds import Bounds
-from checker.formula.evaluate import cells, values
+from checker.formula.evaluate import values, warp_cells
 from checker.formula.lower import _Typer
 
 MAX_POINTS = 1 << 16
@@ -95,7 +95,7 @@ def _side_values(eq: Equation, side: Side, env: dict, size: int):
             field = "lane" if what[0] == "lane" else "element"
             raise SpecError(side.src[field].span(0),
                             f"{eq.id}: {side.name} {what[0]} {what[1]} at {point} is outside {what[2]}")
-    rows, cols = cells(side.reading.layout, list(zip(lanes, elems)))
+    rows, cols = warp_cells(side.reading.layout, n, lanes, elems)
     local = dict(env, row=rows, col=cols)
     out_r = values(side.row, local, size) if side.row is not None else rows
     out_c = values(side.col, local, size) if side.col is not None else cols

@@ -16,7 +16,7 @@ def decide(eq, opts):
     """(verdict, witness, seconds) where verdict is proved | refuted | unknown; both engines."""
     t0 = time.perf_counter()
     py = py_equation.evaluate(eq) if opts.cross_check else None
-    answer = smt_equation.prove(eq, py_equation.width(eq), opts.dump_smt)
+    answer = smt_equation.prove(eq, py_equation.width(eq), opts.dump_smt, expect=py)
     if py is not None and answer.verdict != "unknown" and (answer.verdict, answer.witness) != py:
         raise Disagreement(f"{eq.id}: z3 says {answer.verdict} {answer.witness}, enumeration says {py[0]} {py[1]}")
     return answer.verdict, answer.witness, time.perf_counter() - t0, answer.reason

@@ -204,7 +204,7 @@ def test_the_gate_fails_on_unknown(run, monkeypatch):
     """z3 answering `unknown` (a timeout, say) is never a pass: exit 1, and an error in SARIF."""
     from checker.smt import solver
 
-    monkeypatch.setattr(solver, "_solve", lambda s: solver.Outcome("unknown", reason="timeout (forced by this test)"))
+    monkeypatch.setattr(solver, "_solve", lambda *a: solver.Outcome("unknown", reason="timeout (forced by this test)"))
     r = run("prove", os.path.join(SPECS, "m8n8k4.yaml"), "--jobs", "1", "--format", "sarif")
     assert r.code == 1
     errors = [x for x in json.loads(r.out)["runs"][0]["results"] if x["level"] == "error"]
