@@ -8,7 +8,7 @@ installed z3, lark, jsonschema and PyYAML (their files' sizes and times: reinsta
 them), and the options. A hit replays the stored results; anything else proves from scratch.
 
 Safety: the cache lives outside the repository (a pull request cannot plant one), runs with a z3
-`unknown` are never stored (they may be a timeout on a busy machine), an unreadable or malformed
+`unknown` are never stored (the process's solver-time budget may have run out on a busy machine), an unreadable or malformed
 entry is a miss, and the gate (`.github/workflows/spec-gate.yml`) passes `--no-cache` anyway.
 """
 from __future__ import annotations

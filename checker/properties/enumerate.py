@@ -5,7 +5,7 @@ compared point for point, not just on their verdicts.
 """
 from __future__ import annotations
 
-from checker.formula.evaluate import environment, formula_hits
+from checker.formula.evaluate import environment, formula_hits, values
 from checker.properties import chunk
 
 
@@ -33,27 +33,52 @@ def smallest_hole(holders: dict, rows: int, cols: int):
 
 
 def decide(layout, lanes, n, rows, cols) -> dict:
-    tab = table(layout, lanes, n)
-    points = sorted(tab)
-    answers = {}
-
-    bad = next((p for p in points
-                if any(len(h) != 1 for h in tab[p])
-                or not all(ok for h in tab[p] for _, _, ok in h)), None)
-    answers["defined"] = _point(bad)
-
-    def outside(p):
-        r, c = tab[p][:2]
-        return any(not 0 <= v < rows for _, v, _ in r) or any(not 0 <= v < cols for _, v, _ in c)
-
-    answers["in-range"] = _point(next((p for p in points if outside(p)), None))
-
-    holders = image(tab)
-    clashes = [(h[0], h[1], cell) for cell, h in holders.items() if len(h) > 1]
-    if clashes:
-        p1, p2, cell = min(clashes)
-        answers["injective"] = ("refuted", {"lane": p1[0], "i": p1[1], "lane2": p2[0], "i2": p2[1],
-                                            "cell": list(cell)})
+    """Every property at once, column by column: each formula's pieces are evaluated over all
+    points together, and each property's smallest witness is the first point its column flags.
+    Points are in (lane, i) order, so first is lexicographically smallest, as z3 finds it."""
+    points = sorted((lane, i) for lane in lanes for i in range(n))
+    size = len(points)
+    env = environment(layout, points)
+    index = range(size)
+    undefined, outside, held = [False] * size, [False] * size, [True] * size
+    firsts = []
+    for k, formula in enumerate(layout.formulas()):
+        limit = (rows, cols)[k] if k < 2 else None  # row, col; a sparse A's firstcol/lastcol have no range here
+        local = dict(env)
+        for name, expr in formula.locals:
+            local[name] = values(expr, local, size)
+        count, first = [0] * size, [None] * size
+        for piece in formula.pieces:
+            guard = values(piece.guard, local, size)
+            if not any(guard):
+                continue
+            vals = values(piece.value, local, size)
+            oks = [True] * size
+            for r in piece.requires:
+                oks = [o and x for o, x in zip(oks, values(r, local, size))]
+            count = [c + 1 if g else c for c, g in zip(count, guard)]
+            undefined = [u or (g and not o) for u, g, o in zip(undefined, guard, oks)]
+            first = [v if g and f is None else f for f, g, v in zip(first, guard, vals)]
+            if limit is not None:
+                outside = [x or (g and not 0 <= v < limit) for x, g, v in zip(outside, guard, vals)]
+        undefined = [u or c != 1 for u, c in zip(undefined, count)]
+        held = [h and c > 0 for h, c in zip(held, count)]
+        firsts.append(first)
+    answers = {"defined": _point(next((points[p] for p in index if undefined[p]), None)),
+               "in-range": _point(next((points[p] for p in index if outside[p]), None))}
+    holders: dict = {}
+    clash = None
+    for p, cell in enumerate(zip(firsts[0], firsts[1])):
+        if not held[p]:
+            continue
+        if cell in holders:
+            if clash is None or holders[cell] < clash[0]:
+                clash = (holders[cell], p, cell)
+        else:
+            holders[cell] = p
+    if clash:
+        (l1, i1), (l2, i2) = points[clash[0]], points[clash[1]]
+        answers["injective"] = ("refuted", {"lane": l1, "i": i1, "lane2": l2, "i2": i2, "cell": list(clash[2])})
     else:
         answers["injective"] = ("proved", None)
     hole = smallest_hole(holders, rows, cols)

@@ -113,3 +113,15 @@ def test_z3_is_imported_only_under_checker_smt():
     offenders = [os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "checker", "**", "*.py"), recursive=True)
                  if imports.search(open(p, encoding="utf-8").read()) and os.sep + "smt" + os.sep not in p]
     assert offenders == []
+
+
+def test_a_query_past_its_resource_limit_is_unknown_never_proved():
+    """Each query is bounded by z3's resource limit (deterministic: the same on every machine)."""
+    fragment, reading, _ = _refuted_reading()
+    sym = smt_engine.symbolic(reading.layout, reading.width)
+    prover = smt_engine.FragmentProver("t", sym, tuple(range(32)), reading.n, fragment.rows, fragment.cols)
+    prover.session.rlimit = 1
+    answer = prover.injective()
+    assert answer.verdict == "unknown" and answer.reason
+    prover.session.rlimit = solver.RLIMIT
+    assert prover.injective().verdict == "refuted"
