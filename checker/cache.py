@@ -25,7 +25,7 @@ from checker.results import UNKNOWN, Result
 FORMAT = "ptx-fragment-checker/prove-cache/1"
 KEEP = 64  # entries; the oldest go first
 _FIELDS = {f.name for f in dataclasses.fields(Result)}
-_DEPENDENCIES = ("z3", "lark", "jsonschema", "yaml")
+_DEPENDENCIES = ("z3", "lark", "jsonschema", "jsonschema_rs", "yaml")
 
 
 def folder() -> str | None:

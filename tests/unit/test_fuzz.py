@@ -102,3 +102,73 @@ def test_random_formulas(tokens, rnd):
         assert exc.span is not None and exc.span.file == "f.yaml"
         return
     assert layout.row is not None and layout.col is not None
+
+
+# The structure check has two implementations of JSON Schema 2020-12: jsonschema-rs decides
+# whether a file is valid (fast), jsonschema explains why it is not. They must agree on every
+# value, or a file could pass the gate that the explainer would reject.
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def _agree(value, schema="spec.schema.json"):
+    """The gate never passes what the explainer rejects; where the explainer passes what the gate
+    rejects, it is Python's `$` before a final newline (load._gate_error), and nothing else."""
+    from checker.spec import load
+
+    if not isinstance(value, dict):
+        return
+    fast = load._valid(value, schema)
+    explained = not any(True for _ in load._validator(schema).iter_errors(value))
+    assert fast == explained or (not fast and any(s.endswith("\n") for s in _strings(value))), value
+
+
+@FUZZ
+@given(_TREE)
+def test_both_schema_validators_agree_on_random_trees(tree):
+    _agree(tree if isinstance(tree, dict) else {"shape": tree})
+
+
+@FUZZ
+@given(st.sampled_from(_SPEC_PATHS), _TREE)
+@example(("sections", 0, "fragments", 0, "id"), "C.s32\n")
+@example(("shape",), "m8n8k32 ")
+def test_both_schema_validators_agree_on_real_specs_with_a_subtree_replaced(path, tree):
+    import copy
+
+    doc = copy.deepcopy(_SPEC)
+    node = doc
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = tree
+    _agree(doc)
+
+
+def test_both_schema_validators_agree_on_every_spec_and_bad_case():
+    import glob
+
+    from conftest import CASES
+    from checker.errors import CheckerError
+    from checker.spec import yamlload
+
+    seen = {True: 0, False: 0}
+    files = sorted(glob.glob(os.path.join(SPECS, "*.yaml"))) + sorted(glob.glob(os.path.join(CASES, "**", "*.yaml"), recursive=True))
+    for path in files:
+        try:
+            doc = yamlload.load(path)
+        except CheckerError:
+            continue
+        schema = "relations.schema.json" if os.path.basename(path) == "relations.yaml" else "spec.schema.json"
+        _agree(doc.value, schema)
+        if isinstance(doc.value, dict):
+            from checker.spec import load
+            seen[load._valid(doc.value, schema)] += 1
+    assert seen[True] > 20 and seen[False] > 10, seen  # both verdicts are among the compared files
