@@ -17,7 +17,7 @@ MAX_DEPTH = 48
 MAX_LITERAL = 1 << 24
 
 
-def _cache_file() -> str | None:
+def _cache_file(name: str = "formula") -> str | None:
     """Lark keys its cache on the grammar, its options and its own version, and rebuilds a stale
     one; it lives in the user's cache folder, never in a shared temporary folder."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -26,20 +26,25 @@ def _cache_file() -> str | None:
         os.makedirs(folder, exist_ok=True)
     except OSError:
         return None
-    return os.path.join(folder, f"formula-lark-{lark.__version__}.cache") if os.access(folder, os.W_OK) else None
+    return os.path.join(folder, f"{name}-lark-{lark.__version__}.cache") if os.access(folder, os.W_OK) else None
 
 
-@functools.lru_cache(maxsize=None)
-def _parser() -> Lark:
-    grammar = resources.files("checker.formula").joinpath("formula.lark").read_text()
-    options = dict(start=["start", "lone"], parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=False)
-    cache = _cache_file()
+def _lark(name: str, grammar: str, **options) -> Lark:
+    """Building LALR tables takes tens of milliseconds; loading them from the cache, one or two."""
+    cache = _cache_file(name)
     if cache:
         try:
             return Lark(grammar, cache=cache, **options)
         except Exception:  # noqa: BLE001 - a broken cache file must never stop a proof
             pass
     return Lark(grammar, **options)
+
+
+@functools.lru_cache(maxsize=None)
+def _parser() -> Lark:
+    grammar = resources.files("checker.formula").joinpath("formula.lark").read_text()
+    return _lark("formula", grammar, start=["start", "lone"], parser="lalr", lexer="contextual",
+                 propagate_positions=True, maybe_placeholders=False)
 
 
 _ELEMENTS_GRAMMAR = r"""
@@ -53,7 +58,7 @@ ELLIPSIS: "..." | "…" | ".."
 
 @functools.lru_cache(maxsize=None)
 def _elements_parser() -> Lark:
-    return Lark(_ELEMENTS_GRAMMAR, parser="lalr", lexer="contextual")
+    return _lark("elements", _ELEMENTS_GRAMMAR, parser="lalr", lexer="contextual")
 
 
 def _describe(token) -> str:
