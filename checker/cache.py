@@ -4,7 +4,7 @@ again after editing a README).
 
 The key is a SHA-256 of everything a result depends on: every input file's path and bytes (and,
 for a relations file, every spec beside it, which it reads), the checker's own source, Python, the
-installed z3, lark, jsonschema and PyYAML (their files' sizes and times: reinstalling changes
+installed z3, lark, jsonschema, jsonschema-rs and PyYAML (their files' sizes and times: reinstalling changes
 them), and the options. A hit replays the stored results; anything else proves from scratch.
 
 Safety: the cache lives outside the repository (a pull request cannot plant one), runs with a z3

@@ -63,20 +63,26 @@ def first_values(hits: list) -> list:
     return [h[0][1] if h else -1 for h in hits]
 
 
-def formula_hits(formula, env: dict, size: int) -> list:
-    """Per point: [(piece index, value, its local definitions are defined here)]."""
+def piece_columns(formula, env: dict, size: int):
+    """(piece index, guard, value, its local definitions are defined here) as columns over the
+    points, for each piece whose guard holds somewhere."""
     local = dict(env)
     for name, expr in formula.locals:
         local[name] = values(expr, local, size)
-    hits: list = [[] for _ in range(size)]
     for k, piece in enumerate(formula.pieces):
         guard = values(piece.guard, local, size)
         if not any(guard):
             continue
-        vals = values(piece.value, local, size)
         oks = [True] * size
         for r in piece.requires:
             oks = [o and x for o, x in zip(oks, values(r, local, size))]
+        yield k, guard, values(piece.value, local, size), oks
+
+
+def formula_hits(formula, env: dict, size: int) -> list:
+    """Per point: [(piece index, value, its local definitions are defined here)]."""
+    hits: list = [[] for _ in range(size)]
+    for k, guard, vals, oks in piece_columns(formula, env, size):
         for p in range(size):
             if guard[p]:
                 hits[p].append((k, vals[p], oks[p]))

@@ -5,7 +5,7 @@ compared point for point, not just on their verdicts.
 """
 from __future__ import annotations
 
-from checker.formula.evaluate import environment, formula_hits, values
+from checker.formula.evaluate import environment, formula_hits, piece_columns
 from checker.properties import chunk
 
 
@@ -44,18 +44,8 @@ def decide(layout, lanes, n, rows, cols) -> dict:
     firsts = []
     for k, formula in enumerate(layout.formulas()):
         limit = (rows, cols)[k] if k < 2 else None  # row, col; a sparse A's firstcol/lastcol have no range here
-        local = dict(env)
-        for name, expr in formula.locals:
-            local[name] = values(expr, local, size)
         count, first = [0] * size, [None] * size
-        for piece in formula.pieces:
-            guard = values(piece.guard, local, size)
-            if not any(guard):
-                continue
-            vals = values(piece.value, local, size)
-            oks = [True] * size
-            for r in piece.requires:
-                oks = [o and x for o, x in zip(oks, values(r, local, size))]
+        for _, guard, vals, oks in piece_columns(formula, env, size):
             count = [c + 1 if g else c for c, g in zip(count, guard)]
             undefined = [u or (g and not o) for u, g, o in zip(undefined, guard, oks)]
             first = [v if g and f is None else f for f, g, v in zip(first, guard, vals)]
