@@ -13,18 +13,17 @@ since dumps arrive in pull requests like specs do.
 from __future__ import annotations
 
 import base64
-import functools
 import gzip
 import hashlib
 import io
 import json
 import os
 from dataclasses import dataclass
-from importlib import resources
 
 import numpy as np
 
 from checker.errors import SourceSpan, SpecError
+from checker.spec.load import validator
 
 FORMAT = "ptx-fragment-checker/probe-dump"
 VERSION = 1
@@ -63,7 +62,7 @@ def _encode(regs: np.ndarray, bits: int) -> dict:
 def write(path: str, header: dict, registers: dict, bits: dict) -> None:
     doc = dict(header, format=FORMAT, version=VERSION,
                registers={op: _encode(registers[op], bits[op]) for op in "ABCD"})
-    _validator().validate(doc)
+    validator("dump.schema.json", "checker.probe").validate(doc)
     raw = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
     buf = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
@@ -71,13 +70,6 @@ def write(path: str, header: dict, registers: dict, bits: dict) -> None:
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     with open(path, "wb") as fh:
         fh.write(buf.getvalue())
-
-
-@functools.lru_cache(maxsize=None)
-def _validator():
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(json.loads(resources.files("checker.probe").joinpath("dump.schema.json").read_text()))
 
 
 def _bad(path: str, message: str) -> SpecError:
@@ -103,7 +95,7 @@ def read(path: str) -> Dump:
         raise _bad(path, f"not a probe dump (expected \"format\": \"{FORMAT}\")")
     if doc.get("version") != VERSION:
         raise _bad(path, f"dump format version {doc.get('version')!r}; this checker reads version {VERSION}")
-    errors = sorted(_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
+    errors = sorted(validator("dump.schema.json", "checker.probe").iter_errors(doc), key=lambda e: list(e.absolute_path))
     if errors:
         e = errors[0]
         where = ".".join(str(p) for p in e.absolute_path) or "the top"

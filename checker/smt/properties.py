@@ -90,23 +90,45 @@ class Symbolic:
 
 
 class Point:
-    """A layout's terms at one (lane, i): each a macro application."""
+    """A layout's terms at one (lane, i): each a macro application, made when first asked for
+    (the computations theorem applies a layout at 128 constant points and reads only row and col)."""
 
     def __init__(self, sym: Symbolic, lane: str, i: str):
-        tail = f" {lane} {i})"
+        self.sym, self.l, self.i = sym, lane, i
+        self._tail = f" {lane} {i})"
 
-        def ap(call):
-            return call[:-len(_AT)] + tail
+    def _ap(self, call: str) -> str:
+        return call[:-len(_AT)] + self._tail
 
-        self.l, self.i, self.width = lane, i, sym.width
-        self.rows = [tuple(map(ap, piece)) for piece in sym.rows]
-        self.cols = [tuple(map(ap, piece)) for piece in sym.cols]
-        self.bound = {k: [tuple(map(ap, piece)) for piece in ps] for k, ps in sym.bound.items()}
-        self.named = {k: ap(v) for k, v in sym.named.items()}
-        self.row, self.col, self.has = ap(sym.row), ap(sym.col), ap(sym.has)
+    def _pieces(self, pieces) -> list:
+        return [tuple(map(self._ap, piece)) for piece in pieces]
+
+    @property
+    def row(self) -> str:
+        return self._ap(self.sym.row)
+
+    @property
+    def col(self) -> str:
+        return self._ap(self.sym.col)
+
+    @property
+    def has(self) -> str:
+        return self._ap(self.sym.has)
+
+    @property
+    def rows(self) -> list:
+        return self._pieces(self.sym.rows)
+
+    @property
+    def cols(self) -> list:
+        return self._pieces(self.sym.cols)
+
+    @property
+    def named(self) -> dict:
+        return {k: self._ap(v) for k, v in self.sym.named.items()}
 
     def all_pieces(self) -> list:
-        return [self.rows, self.cols, *self.bound.values()]
+        return [self._pieces(ps) for ps in self.sym.all_pieces()]
 
 
 _SYMBOLIC: dict = {}
@@ -147,7 +169,6 @@ class FragmentProver:
         self.session = Session(name, dump_dir)
         self.session.add(domain(self.lane, self.i, lanes, n, sym.width))
         self.expect = expect or {}
-        self.answers: dict = {}
 
     def _hint(self, prop, keys):
         verdict, witness = self.expect.get(prop, (None, None))

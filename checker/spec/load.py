@@ -14,13 +14,8 @@ SCHEMA_ID = "ptx-fragment-checker/1"
 MAX_DIM = 1024
 
 
-@functools.lru_cache(maxsize=None)
-def schema() -> dict:
-    return json.loads(resources.files("checker.spec").joinpath("spec.schema.json").read_text())
-
-
-def _schema(name: str) -> dict:
-    return json.loads(resources.files("checker.spec").joinpath(name).read_text())
+def schema(name: str = "spec.schema.json", package: str = "checker.spec") -> dict:
+    return json.loads(resources.files(package).joinpath(name).read_text())
 
 
 @functools.lru_cache(maxsize=None)
@@ -29,16 +24,16 @@ def _gate(name: str):
     pays for, costs it a tenth of a millisecond and no import of jsonschema (about 60 ms)."""
     import jsonschema_rs
 
-    return jsonschema_rs.Draft202012Validator(_schema(name))
+    return jsonschema_rs.Draft202012Validator(schema(name))
 
 
 @functools.lru_cache(maxsize=None)
-def _validator(name: str = "spec.schema.json"):
+def validator(name: str = "spec.schema.json", package: str = "checker.spec"):
     """jsonschema explains an invalid file: its errors say which keyword failed, on which value,
     under which part of the schema, which is what the located message is made from."""
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(_schema(name))
+    return Draft202012Validator(schema(name, package))
 
 
 def _valid(value, schema_name: str) -> bool:
@@ -60,7 +55,7 @@ def check_structure(doc: yamlload.Document, schema_name: str = "spec.schema.json
         raise SpecError(doc.span(()), f"expected a mapping at the top of the file, found {type(doc.value).__name__}")
     if _valid(doc.value, schema_name):
         return
-    errors = list(_validator(schema_name).iter_errors(doc.value))
+    errors = list(validator(schema_name).iter_errors(doc.value))
     if not errors:
         _gate_error(doc, schema_name)
 
