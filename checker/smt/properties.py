@@ -90,30 +90,19 @@ class Symbolic:
 
 
 class Point:
-    """A layout's terms at one (lane, i): each a macro application, made when first asked for
-    (the computations theorem applies a layout at 128 constant points and reads only row and col)."""
+    """A layout's terms at one (lane, i), each a macro application; the pieces are made only when
+    asked for (the computations theorem applies a layout at 128 points and reads row and col)."""
 
     def __init__(self, sym: Symbolic, lane: str, i: str):
         self.sym, self.l, self.i = sym, lane, i
         self._tail = f" {lane} {i})"
+        self.row, self.col, self.has = (self._ap(t) for t in (sym.row, sym.col, sym.has))
 
     def _ap(self, call: str) -> str:
         return call[:-len(_AT)] + self._tail
 
     def _pieces(self, pieces) -> list:
         return [tuple(map(self._ap, piece)) for piece in pieces]
-
-    @property
-    def row(self) -> str:
-        return self._ap(self.sym.row)
-
-    @property
-    def col(self) -> str:
-        return self._ap(self.sym.col)
-
-    @property
-    def has(self) -> str:
-        return self._ap(self.sym.has)
 
     @property
     def rows(self) -> list:
