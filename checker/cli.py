@@ -146,10 +146,10 @@ def cmd_prove(args, out, err) -> int:
     results = cache.load(where, k) if k else None
     cached = results is not None
     if not cached:
-        from checker.prover import Options, prove_paths
+        from checker import launch
 
-        opts = Options(cross_check=not args.no_cross_check, dump_smt=args.dump_smt, jobs=args.jobs)
-        results = prove_paths(files, opts)
+        opts = launch.Options(cross_check=not args.no_cross_check, dump_smt=args.dump_smt, jobs=args.jobs)
+        results = launch.prove(files, opts)
         if k:
             cache.store(where, k, results)
     seconds = time.perf_counter() - t0

@@ -3,55 +3,38 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 
 from checker.errors import SpecError
+from checker.launch import Options, load, load_error, split  # noqa: F401 - Options is this module's API too
 from checker.formula.evaluate import at, bound_at
 from checker.properties import SMT_PROPERTIES, chunk, enumerate as py_engine, shape
 from checker.results import PROVED, REFUTED, SPEC_ERROR, UNKNOWN, Result
 from checker.smt import properties as smt_engine
-from checker.spec.load import load_spec
 from checker.spec.reading import materialize
 from checker.theorems.consistency import FAMILIES, dimensions, spec_theorems
 from checker.theorems.equation import difference
-from checker.files import is_relations_file
 from checker.theorems.relations import load_relations
 from checker.theorems.run import equation_result
-
-
-@dataclass
-class Options:
-    cross_check: bool = True
-    dump_smt: str | None = None
-    jobs: int = 1
 
 
 class EngineDisagreement(Exception):
     """The two engines answered differently: a bug in one of them, never a verdict."""
 
 
-def _error(path: str, exc: SpecError) -> Result:
-    return Result(path, None, "load", SPEC_ERROR, location=str(exc.span) if exc.span else path,
-                  message=exc.message + (f" ({exc.hint})" if exc.hint else ""))
-
-
-def _load(path: str):
-    try:
-        return load_spec(path), None
-    except SpecError as exc:
-        return None, [_error(path, exc)]
-
-
 def prove_paths(paths: list, opts: Options) -> list:
     """Every fragment of every spec file, the theorems of each spec, and every relation of the
-    relations files. All of it is spread over `opts.jobs` forked workers, and the results come
-    back in file and fragment order whatever the schedule."""
-    relation_files = [p for p in paths if is_relations_file(p)]
-    paths = [p for p in paths if not is_relations_file(p)]
-    tasks, loaded, relations = [], {}, {}
+    relations files, in this process and its workers."""
+    paths, relation_files = split(paths)
+    return prove_loaded(paths, relation_files, {path: load(path) for path in paths}, opts)
+
+
+def prove_loaded(paths: list, relation_files: list, loaded: dict, opts: Options) -> list:
+    """What prove_paths proves, the specs already loaded (path -> (spec, errors)). All of it is
+    spread over `opts.jobs` forked workers, and the results come back in file and fragment
+    order whatever the schedule."""
+    tasks, relations = [], {}
     for path in paths:
-        spec, errors = _load(path)
-        loaded[path] = (spec, errors)
+        spec, _ = loaded[path]
         if spec is not None:
             tasks.extend(("theorems", path, family) for family in FAMILIES)
             tasks.extend(("fragment", path, k) for k, _ in enumerate(spec.fragments()))
@@ -61,7 +44,7 @@ def prove_paths(paths: list, opts: Options) -> list:
             relations[path] = (load_relations(path, known), None)
             tasks.extend(("relation", path, k) for k in range(len(relations[path][0])))
         except SpecError as exc:
-            relations[path] = ([], [_error(path, exc)])
+            relations[path] = ([], [load_error(path, exc)])
     done = _run_tasks(tasks, loaded, relations, opts)
     out = []
     for path in paths:
@@ -100,7 +83,7 @@ def same_as(spec, path, loaded) -> list:
                 if other is None:
                     sibling = os.path.join(os.path.dirname(path), f"{shape}.yaml")
                     if sibling not in siblings:
-                        siblings[sibling] = _load(sibling)[0] if os.path.isfile(sibling) else None
+                        siblings[sibling] = load(sibling)[0] if os.path.isfile(sibling) else None
                     other = siblings[sibling]
                 frag = other.fragment(fid) if other is not None else None
                 if other is None:
@@ -139,7 +122,7 @@ def prove_relation(path, rel, opts) -> list:
         r = equation_result(eq, opts, path, "relation", rel.id, str(rel.span), expect=rel.expect,
                             holds=rel.statement, fails=fails)
     except SpecError as exc:
-        r = _error(path, exc)
+        r = load_error(path, exc)
         r.subject = rel.id
     r.detail["rests_on"] = list(rel.rests_on)
     return [r]

@@ -107,6 +107,12 @@ def _interpreter(quantified: bool = False) -> _Interpreter:
     return _INTERPRETERS[quantified]
 
 
+def start():
+    """Make the quantifier-free interpreter now: a z3 context costs about 10 ms to create, and
+    the workers a process forks after this inherit it made."""
+    _interpreter()
+
+
 @dataclass
 class Outcome:
     status: str  # sat | unsat | unknown

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 from checker.errors import SpecError
 from checker.formula.parser import parse_expr
-from checker.spec import text, yamlload
-from checker.spec.load import check_structure, load_spec
+from checker.spec import text
 from checker.spec.reading import materialize
 from checker.theorems.equation import Equation, Side, check_names
 
@@ -49,7 +48,11 @@ class _Resolver:
             if not os.path.exists(path):
                 raise SpecError(span, f"no spec {shape}.yaml beside the relations file for {ref!r}")
             spec = self.known.get(os.path.abspath(path))
-            self.specs[shape] = spec if spec is not None else load_spec(path)
+            if spec is None:
+                from checker.spec.load import load_spec
+
+                spec = load_spec(path)
+            self.specs[shape] = spec
         frag = self.specs[shape].fragment(fid)
         if frag is None:
             ids = ", ".join(f.id for f in self.specs[shape].fragments())
@@ -59,6 +62,10 @@ class _Resolver:
 
 
 def load_relations(path: str, known: dict | None = None) -> list:
+    # imported here, not above: a prover process that is sent its specs loaded reads no YAML
+    from checker.spec import yamlload
+    from checker.spec.load import check_structure
+
     doc = yamlload.load(path)
     check_structure(doc, "relations.schema.json")
     resolve = _Resolver(os.path.dirname(path) or ".", known or {})

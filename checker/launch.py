@@ -1,0 +1,139 @@
+"""How `checker prove` runs: in one process, or in two from its first milliseconds.
+
+Importing z3 and the provers costs about as much as reading the specs (YAML, the JSON Schema
+check, the model), and neither needs the other. So where the run has two cores or more, the
+command forks before either: this process reads the specs while the child imports the provers
+and starts z3; the child then receives the loaded specs (pickled: a few milliseconds), proves
+them with its pool of workers, and sends the results back. Nothing else differs: the same
+functions prove the same specs in the same order, and a test holds both ways to the same results.
+
+This module imports neither z3 nor lark: it runs before them.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import threading
+from dataclasses import dataclass
+
+from checker.errors import CheckerError, SpecError
+
+
+@dataclass
+class Options:
+    cross_check: bool = True
+    dump_smt: str | None = None
+    jobs: int = 1
+
+
+def load(path: str) -> tuple:
+    """(spec, None), or (None, [the result that says why it could not be loaded])."""
+    from checker.spec.load import load_spec
+
+    try:
+        return load_spec(path), None
+    except SpecError as exc:
+        return None, [load_error(path, exc)]
+
+
+def load_error(path: str, exc: SpecError):
+    from checker.results import SPEC_ERROR, Result
+
+    return Result(path, None, "load", SPEC_ERROR, location=str(exc.span) if exc.span else path,
+                  message=exc.message + (f" ({exc.hint})" if exc.hint else ""))
+
+
+def split(files: list) -> tuple:
+    """(spec files, relations files), each in the order given."""
+    from checker.files import is_relations_file
+
+    return [p for p in files if not is_relations_file(p)], [p for p in files if is_relations_file(p)]
+
+
+def prove(files: list, opts: Options) -> list:
+    """Every result of `checker prove` over `files`. Overlapped where there is a second core to
+    overlap on and the provers are not imported yet (a test or a report that already imported
+    them has nothing left to gain)."""
+    if opts.jobs > 1 and hasattr(os, "fork") and "checker.prover" not in sys.modules:
+        return overlapped(files, opts)
+    from checker.prover import prove_paths
+
+    return prove_paths(files, opts)
+
+
+def overlapped(files: list, opts: Options) -> list:
+    specs_in, specs_out = os.pipe()
+    results_in, results_out = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(specs_out)
+        os.close(results_in)
+        _prover(specs_in, results_out)  # does not return
+    os.close(specs_in)
+    os.close(results_out)
+    send = os.fdopen(specs_out, "wb")
+    try:
+        try:
+            paths, relation_files = split(files)
+            loaded = {path: load(path) for path in paths}
+            pickle.dump((paths, relation_files, loaded, opts), send, protocol=pickle.HIGHEST_PROTOCOL)
+        finally:
+            send.close()  # on failure too: the prover then reads an end of file and exits
+    except BrokenPipeError:
+        pass  # the prover ended before reading: what it answered, or its exit status, says why
+    except BaseException:
+        os.close(results_in)
+        os.waitpid(pid, 0)
+        raise
+    with os.fdopen(results_in, "rb") as fh:
+        answer = fh.read()
+    _, status = os.waitpid(pid, 0)
+    try:
+        kind, payload = pickle.loads(answer)
+    except Exception:  # noqa: BLE001 - no answer, or a cut one: the process died
+        raise CheckerError(f"the prover process ended without an answer ({_status(status)})") from None
+    if kind != "results":
+        raise CheckerError(f"the prover process failed: {payload}")
+    return payload
+
+
+def _prover(specs_in: int, results_out: int):
+    """The forked child: import the provers, start z3, then prove what the parent loaded."""
+    code = 0
+    try:
+        from checker.smt.solver import start
+
+        # creating the z3 context runs in C without the GIL: it overlaps the imports below
+        failed: list = []
+        starting = threading.Thread(target=_guarded, args=(start, failed))
+        starting.start()
+        from checker.prover import prove_loaded
+
+        starting.join()  # before any fork: a forked process must not inherit a running thread
+        if failed:
+            raise failed[0]
+        with os.fdopen(specs_in, "rb") as fh:
+            paths, relation_files, loaded, opts = pickle.load(fh)
+        answer = pickle.dumps(("results", prove_loaded(paths, relation_files, loaded, opts)),
+                              protocol=pickle.HIGHEST_PROTOCOL)
+    except BaseException as exc:  # noqa: BLE001 - the parent reports it; nothing may print here
+        answer, code = pickle.dumps(("error", f"{type(exc).__name__}: {exc}")), 1
+    try:
+        with os.fdopen(results_out, "wb") as fh:
+            fh.write(answer)
+    finally:
+        os._exit(code)  # never the parent's exit handlers, never its buffered output
+
+
+def _guarded(fn, failed: list):
+    try:
+        fn()
+    except BaseException as exc:  # noqa: BLE001 - raised again by the thread that waits for it
+        failed.append(exc)
+
+
+def _status(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit status {os.WEXITSTATUS(status)}"

@@ -1,0 +1,86 @@
+"""`checker prove` overlapped on two processes (checker/launch.py): the same results as in one,
+the command's own process never imports z3 or lark, and a prover process that fails or dies is
+reported in a line, never waited on forever."""
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from conftest import CASES, ROOT, SPECS
+
+from checker import launch, prover
+from checker.errors import CheckerError
+from checker.files import under
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the overlap forks; without fork it is never used")
+
+BAD_INJECTIVE = os.path.join(CASES, "mutants", "injective-mask", "m16n8k256.yaml")
+BROKEN = os.path.join(CASES, "bad", "broken-yaml", "m8n8k32.yaml")
+UNKNOWN_NAME = os.path.join(CASES, "bad", "formula-unknown-name", "m8n8k32.yaml")
+
+
+@pytest.fixture(autouse=True)
+def bounded():
+    """A hang between the two processes fails the test in a minute rather than stalling CI."""
+    def expired(*_):
+        raise TimeoutError("the two processes waited on each other for a minute")
+
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(60)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
+
+
+def _plain(results):
+    return [json.dumps({k: v for k, v in r.as_json().items() if not k.endswith("seconds")}, sort_keys=True)
+            for r in results]
+
+
+def test_overlapped_gives_the_results_of_one_process():
+    files = under([SPECS], (".yaml", ".yml")) + [BAD_INJECTIVE, BROKEN, UNKNOWN_NAME]
+    opts = launch.Options(jobs=2)
+    one = prover.prove_paths(files, opts)
+    two = launch.overlapped(files, opts)
+    assert _plain(two) == _plain(one)
+    assert any(r.verdict == "REFUTED" and not r.erratum for r in two)  # the mutant
+    assert {r.spec for r in two if r.verdict == "SPEC_ERROR"} == {BROKEN, UNKNOWN_NAME}  # loading; lowering
+
+
+def test_the_command_process_imports_neither_z3_nor_lark():
+    code = ("import io, sys\nfrom checker.cli import main\nout = io.StringIO()\n"
+            f"code = main(['prove', {os.path.join(SPECS, 'm16n8k256.yaml')!r}, '--jobs', '2'], out)\n"
+            "print(code, 'z3' in sys.modules, 'lark' in sys.modules, out.getvalue().splitlines()[-1])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                          env=dict(os.environ, CHECKER_NO_CACHE="1"))
+    assert proc.returncode == 0, proc.stderr
+    code, z3, lark, last = proc.stdout.split(" ", 3)
+    assert (code, z3, lark) == ("0", "False", "False")
+    assert "errata confirmed" in last and proc.stderr == ""
+
+
+def test_a_failing_prover_process_is_reported(monkeypatch):
+    def broken(*args):
+        raise RuntimeError("no solver today")
+
+    monkeypatch.setattr(prover, "prove_loaded", broken)  # the forked child inherits it
+    with pytest.raises(CheckerError, match="the prover process failed: RuntimeError: no solver today"):
+        launch.overlapped([os.path.join(SPECS, "m8n8k32.yaml")], launch.Options(jobs=2))
+
+
+def test_a_dead_prover_process_is_reported(monkeypatch):
+    monkeypatch.setattr(prover, "prove_loaded", lambda *args: os._exit(7))
+    with pytest.raises(CheckerError, match=r"ended without an answer \(exit status 7\)"):
+        launch.overlapped([os.path.join(SPECS, "m8n8k32.yaml")], launch.Options(jobs=2))
+
+
+def test_a_failure_while_loading_ends_the_prover_process(monkeypatch):
+    def broken(path):
+        raise KeyError(path)
+
+    monkeypatch.setattr(launch, "load", broken)
+    with pytest.raises(KeyError):  # raised, not waited on: the child read an end of file and exited
+        launch.overlapped([os.path.join(SPECS, "m8n8k32.yaml")], launch.Options(jobs=2))
