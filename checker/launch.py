@@ -18,6 +18,7 @@ import threading
 from dataclasses import dataclass
 
 from checker.errors import CheckerError, SpecError
+from checker.workers import answer, reply
 
 
 @dataclass
@@ -86,22 +87,15 @@ def overlapped(files: list, opts: Options) -> list:
         os.close(results_in)
         os.waitpid(pid, 0)
         raise
-    with os.fdopen(results_in, "rb") as fh:
-        answer = fh.read()
-    _, status = os.waitpid(pid, 0)
-    try:
-        kind, payload = pickle.loads(answer)
-    except Exception:  # noqa: BLE001 - no answer, or a cut one: the process died
-        raise CheckerError(f"the prover process ended without an answer ({_status(status)})") from None
+    kind, payload = answer(results_in, pid)
     if kind != "results":
-        raise CheckerError(f"the prover process failed: {payload}")
+        raise CheckerError(f"the prover process {payload}")
     return payload
 
 
 def _prover(specs_in: int, results_out: int):
     """The forked child: import the provers, start z3, then prove what the parent loaded."""
-    code = 0
-    try:
+    def prove():
         from checker.smt.solver import start
 
         # creating the z3 context runs in C without the GIL: it overlaps the imports below
@@ -115,15 +109,9 @@ def _prover(specs_in: int, results_out: int):
             raise failed[0]
         with os.fdopen(specs_in, "rb") as fh:
             paths, relation_files, loaded, opts = pickle.load(fh)
-        answer = pickle.dumps(("results", prove_loaded(paths, relation_files, loaded, opts)),
-                              protocol=pickle.HIGHEST_PROTOCOL)
-    except BaseException as exc:  # noqa: BLE001 - the parent reports it; nothing may print here
-        answer, code = pickle.dumps(("error", f"{type(exc).__name__}: {exc}")), 1
-    try:
-        with os.fdopen(results_out, "wb") as fh:
-            fh.write(answer)
-    finally:
-        os._exit(code)  # never the parent's exit handlers, never its buffered output
+        return prove_loaded(paths, relation_files, loaded, opts)
+
+    reply(results_out, prove)
 
 
 def _guarded(fn, failed: list):
@@ -131,9 +119,3 @@ def _guarded(fn, failed: list):
         fn()
     except BaseException as exc:  # noqa: BLE001 - raised again by the thread that waits for it
         failed.append(exc)
-
-
-def _status(status: int) -> str:
-    if os.WIFSIGNALED(status):
-        return f"killed by signal {os.WTERMSIG(status)}"
-    return f"exit status {os.WEXITSTATUS(status)}"

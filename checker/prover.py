@@ -5,6 +5,7 @@ import os
 import time
 
 from checker.errors import SpecError
+from checker import workers
 from checker.launch import Options, load, load_error, split  # noqa: F401 - Options is this module's API too
 from checker.formula.evaluate import at, bound_at
 from checker.properties import SMT_PROPERTIES, chunk, enumerate as py_engine, shape
@@ -148,16 +149,10 @@ def _run_tasks(tasks, loaded, relations, opts) -> dict:
     _LOADED.update({p: s for p, (s, _) in loaded.items() if s is not None})
     _RELATIONS.clear()
     _RELATIONS.update({p: rels for p, (rels, _) in relations.items()})
-    work = [(kind, p, k, opts) for kind, p, k in tasks]
-    if opts.jobs > 1 and len(work) > 1:
-        import multiprocessing
-
-        if "fork" in multiprocessing.get_all_start_methods():
-            # fork: the workers inherit the loaded specs and relations, the readings made so far,
-            # and the imported z3, lark and jsonschema
-            with multiprocessing.get_context("fork").Pool(opts.jobs) as pool:
-                return dict(pool.imap_unordered(_task, _heaviest_first(work), chunksize=1))
-    return dict(map(_task, work))
+    work = _heaviest_first([(kind, p, k, opts) for kind, p, k in tasks])
+    # forked workers inherit the loaded specs and relations, the readings made so far, and the
+    # imported z3, lark and jsonschema
+    return dict(workers.run(_task, work, opts.jobs))
 
 
 def _heaviest_first(work):

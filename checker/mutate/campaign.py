@@ -31,6 +31,7 @@ from checker.formula.lower import lower
 from checker.formula.parser import parse_block
 from checker.mutate.operators import mutants
 from checker.properties import enumerate as py_engine
+from checker import workers
 from checker.prover import Options, domains
 from checker.spec.load import load_spec
 from checker.spec.reading import formula_source, materialize, substituted
@@ -232,13 +233,7 @@ def campaign(files: list, jobs: int, dumps: list = ()) -> list:
     for p in specs:
         _CTX[p] = _Context(p, relation_files, opts, list(dumps))
     tasks = [(p, k) for p in specs for k in range(len(_CTX[p].spec.fragments()))]
-    if jobs > 1 and len(tasks) > 1:
-        import multiprocessing
-
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            done = pool.map(_task, tasks, chunksize=1)
-    else:
-        done = [_task(t) for t in tasks]
+    done = workers.run(_task, tasks, jobs)
     out = {p: SpecCampaign(p, dumps=[(d.path, d.synthetic) for d, _ in _CTX[p].dumps]) for p in specs}
     for (p, _), outcomes in zip(tasks, done):
         out[p].outcomes.extend(outcomes)

@@ -1,17 +1,19 @@
-"""`checker prove` overlapped on two processes (checker/launch.py): the same results as in one,
-the command's own process never imports z3 or lark, and a prover process that fails or dies is
-reported in a line, never waited on forever."""
+"""The processes of a proof. `checker prove` overlapped on two (checker/launch.py): the same
+results as in one, the command's own process never imports z3 or lark. Tasks shared with forked
+workers (checker/workers.py): the same answers as a loop, in order, however many. A process
+that fails or dies is reported in a line, never waited on forever."""
 import json
 import os
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
 from conftest import CASES, ROOT, SPECS
 
-from checker import launch, prover
+from checker import launch, prover, workers
 from checker.errors import CheckerError
 from checker.files import under
 
@@ -84,3 +86,40 @@ def test_a_failure_while_loading_ends_the_prover_process(monkeypatch):
     monkeypatch.setattr(launch, "load", broken)
     with pytest.raises(KeyError):  # raised, not waited on: the child read an end of file and exited
         launch.overlapped([os.path.join(SPECS, "m8n8k32.yaml")], launch.Options(jobs=2))
+
+
+def _square(x):
+    return x, x * x
+
+
+@pytest.mark.parametrize("processes", [1, 2, 3, 8])
+def test_shared_tasks_give_the_answers_of_a_loop(processes):
+    items = list(range(40))
+    assert workers.run(_square, items, processes) == [_square(x) for x in items]
+
+
+def test_more_tickets_than_a_pipe_holds():
+    items = list(range(20_000))  # 80 KB of tickets: written while the children drain them
+    assert workers.run(abs, items, 2) == items
+
+
+def _in_a_child(parent, what):
+    def fn(x):
+        if os.getpid() != parent:
+            what()
+        time.sleep(0.01)  # the parent takes its tickets slowly: the child is sure to take some
+        return x
+    return fn
+
+
+def test_a_failing_worker_is_reported():
+    def fail():
+        raise ValueError("bad task")
+
+    with pytest.raises(workers.WorkerFailed, match=r"a worker process failed: ValueError: bad task; \d+ of 30 tasks"):
+        workers.run(_in_a_child(os.getpid(), fail), list(range(30)), 2)
+
+
+def test_a_dead_worker_is_reported():
+    with pytest.raises(workers.WorkerFailed, match=r"ended without an answer \(exit status 5\); \d+ of 30 tasks"):
+        workers.run(_in_a_child(os.getpid(), lambda: os._exit(5)), list(range(30)), 2)
