@@ -4,7 +4,7 @@ Importing z3 and the provers costs about as much as reading the specs (YAML, the
 check, the model), and neither needs the other. So where the run has two cores or more, the
 command forks before either: this process reads the specs while the child imports the provers
 and starts z3; the child then receives the loaded specs (pickled: a few milliseconds), proves
-them with its pool of workers, and sends the results back. Nothing else differs: the same
+them with its workers (checker/workers.py), and sends the results back. Nothing else differs: the same
 functions prove the same specs in the same order, and a test holds both ways to the same results.
 
 This module imports neither z3 nor lark: it runs before them.
