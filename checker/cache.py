@@ -34,8 +34,9 @@ def folder() -> str | None:
         return None
     if os.environ.get("CHECKER_CACHE_DIR"):
         return os.environ["CHECKER_CACHE_DIR"]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "ptx-fragment-checker")
+    from checker.files import user_cache
+
+    return user_cache()
 
 
 def _file(h, path: str) -> None:

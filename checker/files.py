@@ -26,3 +26,15 @@ RELATIONS_FILE = "relations.yaml"
 
 def is_relations_file(path: str) -> bool:
     return os.path.basename(path) == RELATIONS_FILE
+
+
+def split_relations(files: list) -> tuple:
+    """(spec files, relations files), each in the order given."""
+    return [p for p in files if not is_relations_file(p)], [p for p in files if is_relations_file(p)]
+
+
+def user_cache() -> str:
+    """The checker's folder in the user's cache (never a shared temporary folder): the prove
+    results and lark's parser tables."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "ptx-fragment-checker")

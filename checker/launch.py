@@ -18,6 +18,7 @@ import threading
 from dataclasses import dataclass
 
 from checker.errors import CheckerError, SpecError
+from checker.files import split_relations
 from checker.workers import answer, reply
 
 
@@ -45,13 +46,6 @@ def load_error(path: str, exc: SpecError):
                   message=exc.message + (f" ({exc.hint})" if exc.hint else ""))
 
 
-def split(files: list) -> tuple:
-    """(spec files, relations files), each in the order given."""
-    from checker.files import is_relations_file
-
-    return [p for p in files if not is_relations_file(p)], [p for p in files if is_relations_file(p)]
-
-
 def prove(files: list, opts: Options) -> list:
     """Every result of `checker prove` over `files`. Overlapped where there is a second core to
     overlap on and the provers are not imported yet (a test or a report that already imported
@@ -76,7 +70,7 @@ def overlapped(files: list, opts: Options) -> list:
     send = os.fdopen(specs_out, "wb")
     try:
         try:
-            paths, relation_files = split(files)
+            paths, relation_files = split_relations(files)
             loaded = {path: load(path) for path in paths}
             pickle.dump((paths, relation_files, loaded, opts), send, protocol=pickle.HIGHEST_PROTOCOL)
         finally:

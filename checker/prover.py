@@ -6,7 +6,8 @@ import time
 
 from checker.errors import SpecError
 from checker import workers
-from checker.launch import Options, load, load_error, split  # noqa: F401 - Options is this module's API too
+from checker.files import split_relations
+from checker.launch import Options, load, load_error  # noqa: F401 - Options is this module's API too
 from checker.formula.evaluate import at, bound_at
 from checker.properties import SMT_PROPERTIES, chunk, enumerate as py_engine, shape
 from checker.results import PROVED, REFUTED, SPEC_ERROR, UNKNOWN, Result
@@ -25,7 +26,7 @@ class EngineDisagreement(Exception):
 def prove_paths(paths: list, opts: Options) -> list:
     """Every fragment of every spec file, the theorems of each spec, and every relation of the
     relations files, in this process and its workers."""
-    paths, relation_files = split(paths)
+    paths, relation_files = split_relations(paths)
     return prove_loaded(paths, relation_files, {path: load(path) for path in paths}, opts)
 
 

@@ -9,6 +9,7 @@ import lark
 from lark import Lark, Token, Tree
 
 from checker.errors import SpecError
+from checker.files import user_cache
 from checker.formula import ast
 from checker.spec.text import SourceText
 
@@ -19,9 +20,8 @@ MAX_LITERAL = 1 << 24
 
 def _cache_file(name: str = "formula") -> str | None:
     """Lark keys its cache on the grammar, its options and its own version, and rebuilds a stale
-    one; it lives in the user's cache folder, never in a shared temporary folder."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = os.path.join(base, "ptx-fragment-checker")
+    one."""
+    folder = user_cache()
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError:

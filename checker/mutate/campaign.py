@@ -38,7 +38,7 @@ from checker.spec.reading import formula_source, materialize, substituted
 from checker.spec.text import plain
 from checker.theorems.consistency import spec_theorems
 from checker.theorems.equation import Equation, Side, difference
-from checker.files import is_relations_file
+from checker.files import split_relations
 from checker.theorems.relations import load_relations
 from checker.theorems.run import Disagreement, decide, equation_result
 
@@ -227,8 +227,7 @@ def _task(args):
 
 def campaign(files: list, jobs: int, dumps: list = ()) -> list:
     """dumps: probe dumps already read (checker.probe.dump.read)."""
-    relation_files = [p for p in files if is_relations_file(p)]
-    specs = [p for p in files if not is_relations_file(p)]
+    specs, relation_files = split_relations(files)
     opts = Options(cross_check=True)
     for p in specs:
         _CTX[p] = _Context(p, relation_files, opts, list(dumps))
