@@ -2,8 +2,8 @@
 
 Importing z3 and the provers costs about as much as reading the specs (YAML, the JSON Schema
 check, the model), and neither needs the other. So where the run has two cores or more, the
-command forks before either: this process reads the specs while the child imports the provers
-and starts z3; the child then receives the loaded specs (pickled: a few milliseconds), proves
+command forks as soon as its options are parsed (a Run): this process looks up the result cache
+and reads the specs while the child imports the provers and starts z3; the child then receives the loaded specs (pickled: a few milliseconds), proves
 them with its workers (checker/workers.py), and sends the results back. Nothing else differs: the same
 functions prove the same specs in the same order, and a test holds both ways to the same results.
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import sys
-import threading
 from dataclasses import dataclass
 
 from checker.errors import CheckerError, SpecError
@@ -47,49 +47,103 @@ def load_error(path: str, exc: SpecError):
 
 
 def prove(files: list, opts: Options) -> list:
-    """Every result of `checker prove` over `files`. Overlapped where there is a second core to
-    overlap on and the provers are not imported yet (a test or a report that already imported
-    them has nothing left to gain)."""
-    if opts.jobs > 1 and hasattr(os, "fork") and "checker.prover" not in sys.modules:
-        return overlapped(files, opts)
-    from checker.prover import prove_paths
+    """Every result of `checker prove` over `files`."""
+    with Run(opts) as run:
+        return run.prove(files)
 
-    return prove_paths(files, opts)
+
+def overlaps(opts: Options) -> bool:
+    """Where there is a second core to overlap on and the provers are not imported yet (a test or
+    a report that already imported them has nothing left to gain)."""
+    return opts.jobs > 1 and hasattr(os, "fork") and "checker.prover" not in sys.modules
+
+
+class Run:
+    """One proof, overlapped where it can be: made as early as the options are known, it forks
+    the prover process at once, so that whatever its caller does next (finding the spec files,
+    looking up the result cache, loading the specs) overlaps the prover's imports. Leaving it
+    unused (a cache hit, an error) ends that process."""
+
+    def __init__(self, opts: Options):
+        self.opts = opts
+        self.child = _Child() if overlaps(opts) else None
+
+    def prove(self, files: list) -> list:
+        child, self.child = self.child, None
+        if child is None:
+            from checker.prover import prove_paths
+
+            return prove_paths(files, self.opts)
+        return child.prove(files, self.opts)
+
+    def close(self):
+        child, self.child = self.child, None
+        if child is not None:
+            child.cancel()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 def overlapped(files: list, opts: Options) -> list:
-    specs_in, specs_out = os.pipe()
-    results_in, results_out = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(specs_out)
-        os.close(results_in)
-        _prover(specs_in, results_out)  # does not return
-    os.close(specs_in)
-    os.close(results_out)
-    send = os.fdopen(specs_out, "wb")
-    try:
+    return _Child().prove(files, opts)
+
+
+class _Child:
+    """The forked prover process, from this side: it is sent the loaded specs and answers with
+    their results."""
+
+    def __init__(self):
+        specs_in, specs_out = os.pipe()
+        results_in, results_out = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(specs_out)
+            os.close(results_in)
+            _prover(specs_in, results_out)  # does not return
+        os.close(specs_in)
+        os.close(results_out)
+        self.pid, self.specs_out, self.results_in = pid, specs_out, results_in
+
+    def prove(self, files: list, opts: Options) -> list:
+        send = os.fdopen(self.specs_out, "wb")
         try:
-            paths, relation_files = split_relations(files)
-            loaded = {path: load(path) for path in paths}
-            pickle.dump((paths, relation_files, loaded, opts), send, protocol=pickle.HIGHEST_PROTOCOL)
-        finally:
-            send.close()  # on failure too: the prover then reads an end of file and exits
-    except BrokenPipeError:
-        pass  # the prover ended before reading: what it answered, or its exit status, says why
-    except BaseException:
-        os.close(results_in)
-        os.waitpid(pid, 0)
-        raise
-    kind, payload = answer(results_in, pid)
-    if kind != "results":
-        raise CheckerError(f"the prover process {payload}")
-    return payload
+            try:
+                paths, relation_files = split_relations(files)
+                loaded = {path: load(path) for path in paths}
+                pickle.dump((paths, relation_files, loaded, opts), send, protocol=pickle.HIGHEST_PROTOCOL)
+            finally:
+                send.close()  # on failure too: the prover then reads an end of file and exits
+        except BrokenPipeError:
+            pass  # the prover ended before reading: what it answered, or its exit status, says why
+        except BaseException:
+            os.close(self.results_in)
+            os.waitpid(self.pid, 0)
+            raise
+        kind, payload = answer(self.results_in, self.pid)
+        if kind != "results":
+            raise CheckerError(f"the prover process {payload}")
+        return payload
+
+    def cancel(self):
+        """Not needed after all: it is stopped wherever it is (most likely still importing)."""
+        os.close(self.specs_out)
+        os.close(self.results_in)
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(self.pid, 0)
 
 
 def _prover(specs_in: int, results_out: int):
     """The forked child: import the provers, start z3, then prove what the parent loaded."""
     def prove():
+        import threading
+
         from checker.smt.solver import start
 
         # creating the z3 context runs in C without the GIL: it overlaps the imports below

@@ -123,3 +123,35 @@ def test_a_failing_worker_is_reported():
 def test_a_dead_worker_is_reported():
     with pytest.raises(workers.WorkerFailed, match=r"ended without an answer \(exit status 5\); \d+ of 30 tasks"):
         workers.run(_in_a_child(os.getpid(), lambda: os._exit(5)), list(range(30)), 2)
+
+
+def _reaped(pid) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_an_unused_run_ends_its_prover_process(monkeypatch):
+    monkeypatch.setattr(launch, "overlaps", lambda opts: True)  # this test process imported the provers
+    with launch.Run(launch.Options(jobs=2)) as run:  # as on a cache hit: started, never sent anything
+        pid = run.child.pid
+        assert not _reaped(pid)
+    assert _reaped(pid)
+
+
+def test_an_error_before_proving_ends_the_prover_process(monkeypatch):
+    monkeypatch.setattr(launch, "overlaps", lambda opts: True)
+    with pytest.raises(ValueError, match="the cache broke"):
+        with launch.Run(launch.Options(jobs=2)) as run:
+            pid = run.child.pid
+            raise ValueError("the cache broke")
+    assert _reaped(pid)
+
+
+def test_a_run_proves_in_one_process_where_it_cannot_overlap():
+    run = launch.Run(launch.Options(jobs=1))
+    assert run.child is None
+    assert _plain(run.prove([os.path.join(SPECS, "m8n8k32.yaml")])) == \
+        _plain(prover.prove_paths([os.path.join(SPECS, "m8n8k32.yaml")], launch.Options(jobs=1)))
