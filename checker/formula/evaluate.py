@@ -55,12 +55,16 @@ def environment(layout, points: list) -> dict:
     for name, expr in layout.definitions:
         env[name] = values(expr, env, len(points))
     for formula in layout.bound:  # firstcol, lastcol: the first applying piece, as the z3 map takes it
-        env[formula.target] = first_values(formula_hits(formula, env, len(points)))
+        env[formula.target] = first_values(formula, env, len(points))
     return env
 
 
-def first_values(hits: list) -> list:
-    return [h[0][1] if h else -1 for h in hits]
+def first_values(formula, env: dict, size: int) -> list:
+    """Per point, the value of the first piece that applies, or -1 where none does."""
+    out = [None] * size
+    for _, guard, vals, _ in piece_columns(formula, env, size):
+        out = [v if o is None and g else o for o, g, v in zip(out, guard, vals)]
+    return [-1 if o is None else o for o in out]
 
 
 def piece_columns(formula, env: dict, size: int):
@@ -94,24 +98,29 @@ def cells(layout, points: list) -> tuple:
     applies: the map the z3 translation takes (smt.terms.first)."""
     env = environment(layout, points)
     size = len(points)
-    return first_values(formula_hits(layout.row, env, size)), first_values(formula_hits(layout.col, env, size))
+    return first_values(layout.row, env, size), first_values(layout.col, env, size)
 
 
 _TABLES: dict = {}
 _TABLES_MAX = 512
 
 
-def warp_cells(layout, n: int, lanes: list, elems: list) -> tuple:
-    """cells() at the points (lanes[k], elems[k]), each in 0..31 x 0..n-1, looked up in the
-    whole warp's table: evaluated once per layout in this process, however many theorems and
-    relations ask about it."""
+def warp_table(layout, n: int) -> tuple:
+    """cells() at every point of the warp, (lane, i) at index lane * n + i: evaluated once per
+    layout in this process, however many theorems and relations ask about it."""
     key = (id(layout), n)
     hit = _TABLES.get(key)
     if hit is None or hit[0] is not layout:
         if len(_TABLES) >= _TABLES_MAX:
             _TABLES.clear()  # a mutation campaign makes thousands of layouts: stay bounded
         hit = _TABLES[key] = (layout, cells(layout, [(lane, i) for lane in range(32) for i in range(n)]))
-    rows, cols = hit[1]
+    return hit[1]
+
+
+def warp_cells(layout, n: int, lanes: list, elems: list) -> tuple:
+    """cells() at the points (lanes[k], elems[k]), each in 0..31 x 0..n-1, looked up in the
+    warp's table."""
+    rows, cols = warp_table(layout, n)
     idx = [lane * n + i for lane, i in zip(lanes, elems)]
     return [rows[k] for k in idx], [cols[k] for k in idx]
 

@@ -7,7 +7,7 @@ import time
 from dataclasses import replace
 
 from checker.formula.parser import parse_expr
-from checker.formula.evaluate import warp_cells
+from checker.formula.evaluate import warp_table
 from checker.results import PROVED, REFUTED, UNKNOWN, Result
 from checker.semantics.variants import variants
 from checker.smt import consistency as smt_consistency
@@ -97,23 +97,27 @@ def dimensions(spec, fragment_results) -> list:
     return out
 
 
-def _cells(reading, lanes):
-    pts = [(lane, i) for lane in lanes for i in range(reading.n)]
-    rows, cols = warp_cells(reading.layout, reading.n, [p[0] for p in pts], [p[1] for p in pts])
-    return list(zip(pts, zip(rows, cols)))
+def _held(reading, lanes) -> set:
+    """The cells the lanes hold."""
+    rows, cols = warp_table(reading.layout, reading.n)
+    n = reading.n
+    return {(rows[k], cols[k]) for lane in lanes for k in range(lane * n, lane * n + n)}
 
 
 def _needs_py(operand, held, acc, groups, k_dim):
     """The smallest (lane, i, k) whose needed cell its computation's lanes do not hold."""
     have = {}
     for lanes in groups:
-        cells = {cell for _, cell in _cells(held, lanes)}
+        cells = _held(held, lanes)
         have.update({lane: cells for lane in lanes})
-    for (lane, i), (row, col) in _cells(acc, sorted(have)):
-        for k in range(k_dim):
-            want = (row, k) if operand == "A" else (k, col)
-            if want not in have[lane]:
-                return "refuted", {"lane": lane, "i": i, "k": k, "cell": list(want)}
+    rows, cols = warp_table(acc.layout, acc.n)
+    for lane in sorted(have):
+        for i in range(acc.n):
+            row, col = rows[lane * acc.n + i], cols[lane * acc.n + i]
+            for k in range(k_dim):
+                want = (row, k) if operand == "A" else (k, col)
+                if want not in have[lane]:
+                    return "refuted", {"lane": lane, "i": i, "k": k, "cell": list(want)}
     return "proved", None
 
 
@@ -239,12 +243,13 @@ def _pairs(spec, f, r, label, opts) -> tuple:
     along = contiguous(f)
     step = {"row": ("row + 1", None), "col": (None, "col + 1")}[along]
     name = f"{spec.shape}/{f.id}"
-    cells = dict(_cells(r, range(32)))
-    k = 0 if along == "row" else 1
+    rows, cols = warp_table(r.layout, r.n)
+    step_on, same_on = (rows, cols) if along == "row" else (cols, rows)
+    n = r.n
 
     def adjacent(e):
-        return all(cells[(lane, e + 1)][k] == cells[(lane, e)][k] + 1
-                   and cells[(lane, e + 1)][1 - k] == cells[(lane, e)][1 - k] for lane in range(32))
+        return all(step_on[at + 1] == step_on[at] + 1 and same_on[at + 1] == same_on[at]
+                   for at in range(e, 32 * n, n))
 
     pairs = tuple(range(r.n - 1))
     joined = tuple(e for e in pairs if adjacent(e))
