@@ -36,12 +36,15 @@ def test_dumps_are_standalone_and_answer_as_the_run_did(tmp_path, run):
     names = sorted(os.listdir(tmp_path))
     answers = {n: _fresh_answer((tmp_path / n).read_text()) for n in names}
     assert set(answers.values()) <= {"sat", "unsat"}
-    # every property the spec's reading proves is an unsat query
-    assert answers["m16n8k256.A.b1.injective.smt2"] == "unsat"
-    # the printed A.b1 is refuted at enumeration's witness: nothing below it (unsat), and it is one (sat)
+    # the reading's defined, in-range and injective are one unsat query: no violation of any
+    assert answers["m16n8k256.A.b1.all.smt2"] == "unsat"
+    assert not any(n.startswith(("m16n8k256.A.b1.injective", "m16n8k256.A.b1.defined")) for n in names)
+    # the printed A.b1 is refuted at enumeration's witness: nothing below it (unsat), and it is one (sat);
+    # enumeration found the clash, so the combined query is not asked for it
     assert answers["m16n8k256.A.b1.printed.injective.below.smt2"] == "unsat"
     assert answers["m16n8k256.A.b1.printed.injective.at.smt2"] == "sat"
-    text = (tmp_path / "m16n8k256.A.b1.injective.smt2").read_text()
+    assert "m16n8k256.A.b1.printed.all.smt2" not in answers
+    text = (tmp_path / "m16n8k256.A.b1.all.smt2").read_text()
     assert "(set-logic QF_BV)" in text and "(define-fun |" in text and text.rstrip().endswith("(check-sat)")
 
 
@@ -72,6 +75,19 @@ def test_a_wrong_expectation_never_becomes_the_answer():
     for forged in (later, nowhere, earliest):
         got = smt_engine.prove(*args, expect=dict(py, injective=("refuted", forged)))["injective"]
         assert (got.verdict, got.witness) == py["injective"]
+
+
+def test_the_combined_query_gives_way_to_each_property_when_one_fails():
+    """Without enumeration's answers, the one query for all properties is asked first; it is sat
+    for a mutant that breaks only injective, and then each property is asked on its own: the
+    others proved, injective refuted at the smallest clash, as enumeration finds it."""
+    fragment, reading, py = _refuted_reading()
+    sym = smt_engine.symbolic(reading.layout, reading.width)
+    prover = smt_engine.FragmentProver("t", sym, tuple(range(32)), reading.n, fragment.rows, fragment.cols)
+    assert not prover.all_hold()
+    got = prover.all(hole_hint=tuple(py["covers"][1]["cell"]))
+    assert {p: (a.verdict, a.witness) for p, a in got.items()} == py
+    assert got["injective"].verdict == "refuted" and got["defined"].verdict == "proved"
 
 
 def test_a_wrong_expectation_for_an_equation_is_not_the_answer():
