@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class SourceSpan:
+    """A place in a file, as file:line:col."""
+
     file: str
     line: int  # 1-based
     col: int  # 1-based

@@ -24,6 +24,8 @@ from checker.workers import answer, reply
 
 @dataclass
 class Options:
+    """How `checker prove` proves: the options of the command."""
+
     cross_check: bool = True
     dump_smt: str | None = None
     jobs: int = 1

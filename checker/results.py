@@ -9,6 +9,8 @@ EXIT = {PROVED: 0, REFUTED: 1, UNKNOWN: 1, SPEC_ERROR: 3}
 
 @dataclass
 class Result:
+    """One verdict: a property of a fragment, or a theorem, with where and why."""
+
     spec: str
     fragment: str | None
     property: str

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Num:
+    """A literal, with its printed text."""
+
     value: int
     text: str  # as printed: 0x1F stays 0x1F
     off: int
@@ -14,17 +16,23 @@ class Num:
 
 @dataclass(frozen=True)
 class Lane:
+    """`%laneid`."""
+
     off: int
 
 
 @dataclass(frozen=True)
 class Var:
+    """A name: a definition, `i`, or (in relations) a variable."""
+
     name: str
     off: int
 
 
 @dataclass(frozen=True)
 class Unary:
+    """`-x` or `!x`."""
+
     op: str  # '-' or '!'
     arg: object
     off: int
@@ -32,6 +40,8 @@ class Unary:
 
 @dataclass(frozen=True)
 class Bin:
+    """An arithmetic, bitwise or logical operation on two operands."""
+
     op: str  # + - * / % << >> & | ^ && ||
     left: object
     right: object
@@ -49,6 +59,8 @@ class Chain:
 
 @dataclass(frozen=True)
 class SetLit:
+    """`{0,..,3}` or `{0, 2}`: the values, and the text as printed."""
+
     values: tuple
     text: str
     off: int
@@ -56,6 +68,8 @@ class SetLit:
 
 @dataclass(frozen=True)
 class ElemClause:
+    """`for ai where ...`, `for a0 and a1`: the elements a piece or a definition is for."""
+
     letter: str  # a, b, c or d
     indices: tuple | None  # `for a0 and a1` -> (0, 1); `for ai ...` -> None
     where: object | None  # condition on i for `for ai where ...`
@@ -64,6 +78,8 @@ class ElemClause:
 
 @dataclass(frozen=True)
 class Piece:
+    """One line of a piecewise formula: a value, and where it applies."""
+
     value: object
     elem: ElemClause | None
     cond: object | None  # `if ...`
@@ -73,6 +89,8 @@ class Piece:
 
 @dataclass(frozen=True)
 class Definition:
+    """`groupID = %laneid >> 2`, or a `where` definition local to one formula."""
+
     name: str
     value: object
     elem: ElemClause | None
@@ -81,6 +99,8 @@ class Definition:
 
 @dataclass(frozen=True)
 class Assignment:
+    """`row = ...` or `col = ...`: its pieces and local definitions."""
+
     target: str  # 'row' or 'col'
     pieces: tuple
     locals: tuple  # Definitions introduced by `where X = ...`
@@ -102,6 +122,8 @@ class ColumnRange:
 
 @dataclass(frozen=True)
 class Block:
+    """A whole formula block: definitions, then the row and col assignments."""
+
     definitions: tuple
     assignments: tuple
     column_range: ColumnRange | None = None

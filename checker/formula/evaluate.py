@@ -62,14 +62,15 @@ def environment(layout, points: list) -> dict:
 def first_values(formula, env: dict, size: int) -> list:
     """Per point, the value of the first piece that applies, or -1 where none does."""
     out = [None] * size
-    for _, guard, vals, _ in piece_columns(formula, env, size):
+    for _, guard, vals, _ in piece_columns(formula, env, size, requires=False):
         out = [v if o is None and g else o for o, g, v in zip(out, guard, vals)]
     return [-1 if o is None else o for o in out]
 
 
-def piece_columns(formula, env: dict, size: int):
+def piece_columns(formula, env: dict, size: int, requires: bool = True):
     """(piece index, guard, value, its local definitions are defined here) as columns over the
-    points, for each piece whose guard holds somewhere."""
+    points, for each piece whose guard holds somewhere. The last column is None where the piece
+    requires nothing (always defined), or where `requires` is False (not asked for)."""
     local = dict(env)
     for name, expr in formula.locals:
         local[name] = values(expr, local, size)
@@ -77,9 +78,11 @@ def piece_columns(formula, env: dict, size: int):
         guard = values(piece.guard, local, size)
         if not any(guard):
             continue
-        oks = [True] * size
-        for r in piece.requires:
-            oks = [o and x for o, x in zip(oks, values(r, local, size))]
+        oks = None
+        if requires:
+            for r in piece.requires:
+                got = values(r, local, size)
+                oks = got if oks is None else [o and x for o, x in zip(oks, got)]
         yield k, guard, values(piece.value, local, size), oks
 
 
@@ -89,7 +92,7 @@ def formula_hits(formula, env: dict, size: int) -> list:
     for k, guard, vals, oks in piece_columns(formula, env, size):
         for p in range(size):
             if guard[p]:
-                hits[p].append((k, vals[p], oks[p]))
+                hits[p].append((k, vals[p], True if oks is None else oks[p]))
     return hits
 
 

@@ -18,6 +18,8 @@ RESERVED = {"i", "row", "col"}
 
 @dataclass(frozen=True)
 class LoweredPiece:
+    """A piece with its `for` and `if` clauses folded into one guard."""
+
     value: object  # int expression
     guard: object  # bool expression: where this piece applies
     requires: tuple  # bool expressions: `for` clauses of the local definitions it uses
@@ -26,6 +28,8 @@ class LoweredPiece:
 
 @dataclass(frozen=True)
 class LoweredFormula:
+    """A row or col formula (or a Where block's definition) as guarded pieces."""
+
     target: str
     pieces: tuple
     locals: tuple  # (name, expr) evaluated after the block's definitions

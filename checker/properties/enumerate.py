@@ -5,6 +5,8 @@ compared point for point, not just on their verdicts.
 """
 from __future__ import annotations
 
+import operator
+
 from checker.formula.evaluate import environment, formula_hits, piece_columns
 from checker.properties import chunk
 
@@ -46,8 +48,9 @@ def decide(layout, lanes, n, rows, cols) -> dict:
         limit = (rows, cols)[k] if k < 2 else None  # row, col; a sparse A's firstcol/lastcol have no range here
         count, first = [0] * size, [None] * size
         for _, guard, vals, oks in piece_columns(formula, env, size):
-            count = [c + 1 if g else c for c, g in zip(count, guard)]
-            undefined = [u or (g and not o) for u, g, o in zip(undefined, guard, oks)]
+            count = list(map(operator.add, count, map(bool, guard)))
+            if oks is not None:
+                undefined = [u or (g and not o) for u, g, o in zip(undefined, guard, oks)]
             first = [v if g and f is None else f for f, g, v in zip(first, guard, vals)]
             if limit is not None:
                 outside = [x or (g and not 0 <= v < limit) for x, g, v in zip(outside, guard, vals)]

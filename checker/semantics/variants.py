@@ -30,6 +30,8 @@ _FAMILY = {"u8": "int8", "s8": "int8", "u4": "int4", "s4": "int4", "e4m3": "fp8"
 
 @dataclass(frozen=True)
 class Variant:
+    """One instruction variant: shape, layouts and types, and the fragments each operand uses."""
+
     shape: str
     alayout: str
     blayout: str

@@ -20,6 +20,8 @@ from checker.smt.terms import Terms, conj, disj, first, formula_terms
 
 @dataclass
 class Answer:
+    """z3's answer about one property, with its smallest witness when refuted."""
+
     verdict: str  # proved | refuted | unknown
     witness: dict | None = None
     reason: str = ""

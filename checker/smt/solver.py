@@ -115,6 +115,8 @@ def start():
 
 @dataclass
 class Outcome:
+    """One query's status, and the model's values where sat."""
+
     status: str  # sat | unsat | unknown
     model: dict = field(default_factory=dict)  # term text -> its unsigned value, when sat
     reason: str = ""

@@ -15,6 +15,8 @@ LETTER = {"A": "a", "B": "b", "C": "c"}
 
 @dataclass(frozen=True)
 class Erratum:
+    """A printed text kept as printed, the reading used instead, and what the printed one breaks."""
+
     field: str  # formula | header | elements
     printed: str
     value: SourceText
@@ -26,6 +28,8 @@ class Erratum:
 
 @dataclass(frozen=True)
 class TableRow:
+    """One row of a fragment table: types, registers and the element list."""
+
     types: tuple
     fragment: str
     count: int
@@ -55,6 +59,8 @@ class Sparsity:
 
 @dataclass(frozen=True)
 class Computation:
+    """One of the MMA computations of mma.m8n8k4 .f16, and its lanes."""
+
     id: int
     printed: str
     lanes: tuple  # every lane, sorted
@@ -63,6 +69,8 @@ class Computation:
 
 @dataclass(frozen=True)
 class Fragment:
+    """One operand's layout for some types: its table rows and its formula block."""
+
     id: str
     operand: str
     layout: str | None
@@ -101,6 +109,8 @@ class SameAs:
 
 @dataclass(frozen=True)
 class Section:
+    """One section of the document and the fragments it gives."""
+
     section: str
     title: str
     seed: str
@@ -112,6 +122,8 @@ class Section:
 
 @dataclass(frozen=True)
 class Spec:
+    """A spec file: the shape and its sections."""
+
     path: str
     shape: str
     m: int

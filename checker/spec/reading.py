@@ -15,6 +15,8 @@ from checker.spec.text import SourceText
 
 @dataclass(frozen=True)
 class Reading:
+    """A fragment as the checker reads it: the corrected text, or one erratum's printed one."""
+
     fragment: model.Fragment
     reverted: model.Erratum | None
     header: str

@@ -13,6 +13,8 @@ from checker.errors import SourceSpan, SpecError
 
 @dataclass(frozen=True)
 class SourceText:
+    """A text from a spec file, with the file position of every character."""
+
     text: str
     file: str
     origins: tuple  # one (line, col) per character, plus one for the end

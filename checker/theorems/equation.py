@@ -24,6 +24,8 @@ MAX_POINTS = 1 << 16
 
 @dataclass(frozen=True)
 class Side:
+    """One side of a cell equation: a fragment applied at a lane and element given by expressions."""
+
     name: str  # "m16n8k16/A.f16"
     reading: object  # checker.spec.reading.Reading, proved on its own
     lane: object | None  # expression over %laneid and the variables; None: %laneid
@@ -35,6 +37,8 @@ class Side:
 
 @dataclass(frozen=True)
 class Equation:
+    """Two sides that must give the same cell at every lane and choice of the variables."""
+
     id: str
     variables: tuple  # (name, values tuple)
     lanes: tuple

@@ -22,6 +22,8 @@ _NOT_VARIABLES = {"lane", "row", "col"}
 
 @dataclass(frozen=True)
 class Relation:
+    """A relation between fragments, from a relations file."""
+
     id: str
     statement: str
     rests_on: tuple
