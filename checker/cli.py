@@ -141,12 +141,14 @@ def cmd_prove(args, out, err) -> int:
     opts = launch.Options(cross_check=not args.no_cross_check, dump_smt=args.dump_smt, jobs=args.jobs)
     # the prover process starts here, where it overlaps: the rest of this command is off its path
     with launch.Run(opts) as run:
-        from checker import cache
-
         # a hit imports neither z3 nor lark nor jsonschema: that is where its speed comes from
-        where = None if args.no_cache or args.dump_smt else cache.folder()
-        k = cache.key(files, {"cross_check": not args.no_cross_check}) if where else None
-        results = cache.load(where, k) if k else None
+        where = k = results = None
+        if not (args.no_cache or args.dump_smt):
+            from checker import cache
+
+            where = cache.folder()
+            k = cache.key(files, {"cross_check": not args.no_cross_check}) if where else None
+            results = cache.load(where, k) if k else None
         cached = results is not None
         if not cached:
             results = run.prove(files)
@@ -591,12 +593,17 @@ def entry() -> int:
     # its CPU time (measured with gc.callbacks), finding nothing. Refcounting frees the rest; mypy
     # makes the same choice.
     gc.set_threshold(200_000, 30, 30)
+    from checker import launch
+
+    launch.prestart(sys.argv[1:])
     try:
         code = main()
     except KeyboardInterrupt:
         code = 130
     except BrokenPipeError:
         code = 1
+    finally:
+        launch.stop_early()
     _leave(code)
     return code  # not reached
 

@@ -54,6 +54,25 @@ def prove(files: list, opts: Options) -> list:
         return run.prove(files)
 
 
+# The prover process of this command, forked by prestart() before its command line was parsed.
+_EARLY: list = []
+
+
+def prestart(argv: list) -> None:
+    """Fork the prover process now, before the command line is even parsed, where it looks like a
+    proof that will overlap: `prove`, two cores or more, fork. The options decide later (Run): a
+    proof with `--jobs 1`, a cache hit, `--help` or a usage error ends it unused (stop_early).
+    Parsing the command line costs about as long as the z3 import it would otherwise delay."""
+    if argv[:1] == ["prove"] and not _EARLY and overlaps(Options(jobs=os.cpu_count() or 1)):
+        _EARLY.append(_Child())
+
+
+def stop_early() -> None:
+    """End a prover process that prestart() forked and no Run took."""
+    while _EARLY:
+        _EARLY.pop().cancel()
+
+
 def overlaps(opts: Options) -> bool:
     """Where there is a second core to overlap on and the provers are not imported yet (a test or
     a report that already imported them has nothing left to gain)."""
@@ -61,14 +80,17 @@ def overlaps(opts: Options) -> bool:
 
 
 class Run:
-    """One proof, overlapped where it can be: made as early as the options are known, it forks
-    the prover process at once, so that whatever its caller does next (finding the spec files,
-    looking up the result cache, loading the specs) overlaps the prover's imports. Leaving it
-    unused (a cache hit, an error) ends that process."""
+    """One proof, overlapped where it can be: made as early as the options are known, it takes
+    the prover process prestart() forked, or forks it at once, so that whatever its caller does
+    next (finding the spec files, looking up the result cache, loading the specs) overlaps the
+    prover's imports. Leaving it unused (a cache hit, an error) ends that process."""
 
     def __init__(self, opts: Options):
         self.opts = opts
-        self.child = _Child() if overlaps(opts) else None
+        early = _EARLY.pop() if _EARLY else None
+        self.child = (early or _Child()) if overlaps(opts) else None
+        if early is not None and self.child is None:
+            early.cancel()
 
     def prove(self, files: list) -> list:
         child, self.child = self.child, None

@@ -155,3 +155,61 @@ def test_a_run_proves_in_one_process_where_it_cannot_overlap():
     assert run.child is None
     assert _plain(run.prove([os.path.join(SPECS, "m8n8k32.yaml")])) == \
         _plain(prover.prove_paths([os.path.join(SPECS, "m8n8k32.yaml")], launch.Options(jobs=1)))
+
+
+def test_a_prestarted_prover_process_is_the_one_a_run_takes(monkeypatch):
+    monkeypatch.setattr(launch, "overlaps", lambda opts: opts.jobs > 1)
+    launch.prestart(["validate", SPECS])
+    assert launch._EARLY == []  # only a proof starts a prover
+    launch.prestart(["prove", SPECS])
+    pid = launch._EARLY[0].pid
+    files = [os.path.join(SPECS, "m8n8k32.yaml")]
+    with launch.Run(launch.Options(jobs=2)) as run:
+        assert run.child.pid == pid and launch._EARLY == []
+        got = run.prove(files)
+    assert _reaped(pid)
+    assert _plain(got) == _plain(prover.prove_paths(files, launch.Options(jobs=1)))
+
+
+def test_a_prestarted_prover_process_ends_when_the_options_say_one_process(monkeypatch):
+    monkeypatch.setattr(launch, "overlaps", lambda opts: opts.jobs > 1)
+    launch.prestart(["prove", SPECS])
+    pid = launch._EARLY[0].pid
+    run = launch.Run(launch.Options(jobs=1))
+    assert run.child is None and _reaped(pid)
+
+
+def test_a_prestarted_prover_process_ends_when_no_run_takes_it(monkeypatch):
+    monkeypatch.setattr(launch, "overlaps", lambda opts: opts.jobs > 1)
+    launch.prestart(["prove", "--help"])
+    pid = launch._EARLY[0].pid
+    launch.stop_early()
+    assert _reaped(pid) and launch._EARLY == []
+
+
+def _running(marker: str) -> list:
+    """Processes whose command line holds `marker`."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                if marker.encode() in fh.read():
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to find processes")
+@pytest.mark.parametrize("argv, code", [(["--help"], 0), (["--jobs", "0"], 2), (["--jobs", "1"], 0), ([], 0)])
+def test_the_command_ends_its_prestarted_prover_process(tmp_path, argv, code):
+    """The console script forks the prover before parsing its command line; whatever the command
+    line turns out to say (help, a usage error, one process, a proof), no process is left once the
+    command has exited. The spec's path is unique to the run, so its processes can be found."""
+    spec = tmp_path / f"marker-{os.getpid()}-{len(argv)}-{code}" / "m8n8k32.yaml"
+    spec.parent.mkdir()
+    spec.write_bytes(open(os.path.join(SPECS, "m8n8k32.yaml"), "rb").read())
+    proc = subprocess.run([sys.executable, "-m", "checker", "prove", str(spec), *argv], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL, cwd=ROOT, timeout=120, env=dict(os.environ, CHECKER_NO_CACHE="1"))
+    assert proc.returncode == code
+    assert _running(spec.parent.name) == []
