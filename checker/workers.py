@@ -91,13 +91,33 @@ def reply(fd: int, compute):
 
 def answer(fd: int, pid: int) -> tuple:
     """In the parent: ("results", what the child computed), or ("failed", what went wrong: what
-    it raised, or how it ended without a whole answer). Reads to the end, then waits for it."""
+    it raised, or how it ended without a whole answer). Reads to the end; a child that answered
+    whole is not waited for (its exit, freeing a z3 context and a copy of this process, takes
+    milliseconds), only reaped when it has gone."""
     with os.fdopen(fd, "rb") as fh:
         blob = fh.read()
-    _, status = os.waitpid(pid, 0)
     try:
-        return pickle.loads(blob)
+        got = pickle.loads(blob)
     except Exception:  # noqa: BLE001 - nothing, or part of an answer: the child died
+        _, status = os.waitpid(pid, 0)
         if os.WIFSIGNALED(status):
             return "failed", f"ended without an answer (killed by signal {os.WTERMSIG(status)})"
         return "failed", f"ended without an answer (exit status {os.WEXITSTATUS(status)})"
+    _EXITING.append(pid)
+    reap()
+    return got
+
+
+# children that answered and are still exiting; a process that ends first leaves them to init
+_EXITING: list = []
+
+
+def reap() -> None:
+    """Collect the children in _EXITING that have exited, without waiting for the others."""
+    for pid in list(_EXITING):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _EXITING.remove(pid)

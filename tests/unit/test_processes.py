@@ -133,6 +133,16 @@ def _reaped(pid) -> bool:
     return False
 
 
+def _reaped_soon(pid) -> bool:
+    """A child that answered is reaped once it has exited, not waited for (workers.answer)."""
+    for _ in range(1000):
+        workers.reap()
+        if _reaped(pid):
+            return True
+        time.sleep(0.01)
+    return False
+
+
 def test_an_unused_run_ends_its_prover_process(monkeypatch):
     monkeypatch.setattr(launch, "overlaps", lambda opts: True)  # this test process imported the provers
     with launch.Run(launch.Options(jobs=2)) as run:  # as on a cache hit: started, never sent anything
@@ -167,7 +177,7 @@ def test_a_prestarted_prover_process_is_the_one_a_run_takes(monkeypatch):
     with launch.Run(launch.Options(jobs=2)) as run:
         assert run.child.pid == pid and launch._EARLY == []
         got = run.prove(files)
-    assert _reaped(pid)
+    assert _reaped_soon(pid)
     assert _plain(got) == _plain(prover.prove_paths(files, launch.Options(jobs=1)))
 
 
@@ -213,3 +223,21 @@ def test_the_command_ends_its_prestarted_prover_process(tmp_path, argv, code):
                           stderr=subprocess.DEVNULL, cwd=ROOT, timeout=120, env=dict(os.environ, CHECKER_NO_CACHE="1"))
     assert proc.returncode == code
     assert _running(spec.parent.name) == []
+
+
+def test_a_child_that_answered_whole_is_not_waited_for():
+    """Its exit (freeing a z3 context, a copy of this process) is off the critical path: the answer
+    is read while the child is still there, and the child is reaped once it has gone."""
+    answers_in, answers_out = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(answers_in)
+        os.write(answers_out, __import__("pickle").dumps(("results", 42)))
+        os.close(answers_out)
+        time.sleep(30)  # still exiting, as far as the parent can tell
+        os._exit(0)
+    os.close(answers_out)
+    assert workers.answer(answers_in, pid) == ("results", 42)
+    assert not _reaped(pid)
+    os.kill(pid, signal.SIGKILL)
+    assert _reaped_soon(pid)
