@@ -13,10 +13,14 @@ from checker.properties import SMT_PROPERTIES, chunk, enumerate as py_engine, sh
 from checker.results import PROVED, REFUTED, SPEC_ERROR, UNKNOWN, Result
 from checker.smt import properties as smt_engine
 from checker.spec.reading import materialize
-from checker.theorems.consistency import FAMILIES, dimensions, spec_theorems
+from checker.theorems.consistency import FAMILIES, computations, dimensions, spec_theorems
 from checker.theorems.equation import difference
 from checker.theorems.relations import load_relations
 from checker.theorems.run import equation_result
+
+
+# the theorem families proved as tasks of their own; computations comes after the fragments
+_PARALLEL_FAMILIES = tuple(family for family in FAMILIES if family != "computations")
 
 
 class EngineDisagreement(Exception):
@@ -38,7 +42,7 @@ def prove_loaded(paths: list, relation_files: list, loaded: dict, opts: Options)
     for path in paths:
         spec, _ = loaded[path]
         if spec is not None:
-            tasks.extend(("theorems", path, family) for family in FAMILIES)
+            tasks.extend(("theorems", path, family) for family in _PARALLEL_FAMILIES)
             tasks.extend(("fragment", path, k) for k, _ in enumerate(spec.fragments()))
     known = {os.path.abspath(p): s for p, (s, _) in loaded.items() if s is not None}
     for path in relation_files:
@@ -62,7 +66,10 @@ def prove_loaded(paths: list, relation_files: list, loaded: dict, opts: Options)
         out.extend(mine)
         out.extend(same_as(spec, path, loaded))
         out.extend(dimensions(spec, mine))
-        for family in FAMILIES:
+        # after the fragments: their proofs settle it, as they settle dimensions (and where one
+        # failed, it is asked here, of both engines)
+        out.extend(computations(spec, _Readings(spec), opts, mine))
+        for family in _PARALLEL_FAMILIES:
             out.extend(done[("theorems", path, family)])
     for path in relation_files:
         rels, errors = relations[path]
@@ -103,6 +110,31 @@ def same_as(spec, path, loaded) -> list:
                                   subject=subject, message=f"the fragments the document gives {' and '.join(same.operands)} "
                                                            f"of {sec.section} as exist: {', '.join(same.fragments)}"))
     return out
+
+
+class _Readings:
+    """A spec's readings, each read when first asked for (and kept: materialize is memoised)."""
+
+    def __init__(self, spec):
+        self.spec = spec
+
+    def _read(self, fid):
+        f = self.spec.fragment(fid)
+        if f is None:
+            return None
+        try:
+            return materialize(f)
+        except SpecError:
+            return None  # reported with the fragment
+
+    def __contains__(self, fid) -> bool:
+        return self._read(fid) is not None
+
+    def __getitem__(self, fid):
+        reading = self._read(fid)
+        if reading is None:
+            raise KeyError(fid)
+        return reading
 
 
 def _readings(spec) -> dict:

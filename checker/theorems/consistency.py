@@ -121,13 +121,23 @@ def _needs_py(operand, held, acc, groups, k_dim):
     return "proved", None
 
 
-def computations(spec, readings, opts) -> list:
+def computations(spec, readings, opts, fragment_results=None) -> list:
+    """`readings`: fragment id -> Reading, read only for the pairs asked of the engines.
+    `fragment_results`: the fragments' proofs, where they are known; a pair they settle is
+    derived from them (_derived), not asked again."""
     out, seen = [], set()
     for v in variants(spec):
         if not v.a.computations:
             continue
         for held, acc in ((v.a, v.c), (v.a, v.d), (v.b, v.c), (v.b, v.d)):
-            if (held.id, acc.id) in seen or held.id not in readings or acc.id not in readings:
+            if (held.id, acc.id) in seen:
+                continue
+            derived = _derived(spec, held, acc, fragment_results) if fragment_results is not None else None
+            if derived is not None:
+                seen.add((held.id, acc.id))
+                out.append(derived)
+                continue
+            if held.id not in readings or acc.id not in readings:
                 continue
             seen.add((held.id, acc.id))
             hr, ar = readings[held.id], readings[acc.id]
@@ -135,6 +145,36 @@ def computations(spec, readings, opts) -> list:
                 continue
             out.append(_computations(spec, held, acc, hr, ar, opts))
     return out
+
+
+def _all_proved(fragment_results, fid, props, computations) -> bool:
+    """Every one of `props` proved for fragment `fid` in each of its MMA computations."""
+    want = {(p, c.id) for p in props for c in computations} if computations else {(p, None) for p in props}
+    got = {(r.property, r.computation): r.verdict for r in fragment_results if r.fragment == fid and not r.erratum}
+    return all(got.get(key) == PROVED for key in want)
+
+
+def _derived(spec, held, acc, fragment_results) -> Result | None:
+    """The theorem follows from the fragments' own proofs where each computation's lanes hold all
+    of the held operand (its covers, per computation) and every C/D element lies in C/D (its
+    defined and in-range) of the same M (or N), with the held operand K wide (or tall): then any
+    row (column) a C/D element needs is among the cells the computation holds. Only a fragment
+    proof that failed leaves the theorem a question of its own, asked of both engines; it then
+    says which lane needs which cell."""
+    dims_agree = (held.rows == acc.rows and held.cols == spec.k) if held.operand == "A" else \
+        (held.cols == acc.cols and held.rows == spec.k)
+    same_lanes = sorted(c.lanes for c in held.computations) == sorted(c.lanes for c in acc.computations)
+    if not (dims_agree and same_lanes and _all_proved(fragment_results, held.id, ("covers",), held.computations)
+            and _all_proved(fragment_results, acc.id, ("defined", "in-range"), acc.computations)):
+        return None
+    what = "row" if held.operand == "A" else "column"
+    lanes_text = "; ".join(_lanes(c.lanes) for c in held.computations)
+    return Result(spec.path, None, "computations", PROVED, 0.0, str(held.span), subject=f"{held.id} for {acc.id}",
+                  message=f"each of the {len(held.computations)} computations holds all of {held.operand} "
+                          f"({held.rows}x{held.cols}) in its own lanes ({lanes_text}), and so every {held.operand} "
+                          f"{what} its {acc.id} elements need (derived from covers of {held.id} and defined and "
+                          f"in-range of {acc.id} per computation, proved above)",
+                  detail={"derived_from": [f"{held.id} covers", f"{acc.id} defined", f"{acc.id} in-range"]})
 
 
 def _computations(spec, held, acc, hr, ar, opts) -> Result:

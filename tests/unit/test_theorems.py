@@ -10,6 +10,9 @@ import yaml
 from conftest import SPECS
 
 from checker.prover import Options
+from checker.spec.load import load_spec
+from checker.spec.reading import materialize
+from checker.theorems.consistency import spec_theorems
 from checker.smt import equation as smt_equation
 from checker.theorems import equation as py_equation
 from checker.theorems.relations import load_relations
@@ -168,6 +171,22 @@ def test_computations_theorem_fails_when_the_lanes_table_is_wrong(run, tmp_path)
     assert "A.f16.row for C.f16" not in subjects  # .f16 C rows follow A's rows lane by lane: still fine
     assert subjects["A.f16.row for C.f32"]["message"] == ("computation 1: lane 0 c2 needs A[2][0] (its row, k = 0), which no lane of the "
                                  "computation (0-1,4-5,16-17,20-21) holds")
+    # A's covers fails per computation here, so the theorem is not derived: both engines are asked
+    proved = [x for x in json.loads(r.out)["results"] if x["property"] == "computations" and x["verdict"] == "PROVED"]
+    assert any(x["subject"] == "A.f16.row for C.f16" and "derived" not in x["message"] for x in proved)
+
+
+def test_computations_theorem_derived_where_the_fragments_settle_it_agrees_with_both_engines(run):
+    """Proved fragments settle it (covers of the held operand, defined and in-range of C/D, per
+    computation); asked of z3 and enumeration instead, every pair gets the same verdict."""
+    path = os.path.join(SPECS, "m8n8k4.yaml")
+    derived = [x for x in json.loads(run("prove", path, "--format", "json").out)["results"]
+               if x["property"] == "computations"]
+    assert len(derived) == 8 and all(x["verdict"] == "PROVED" and "derived from covers" in x["message"] for x in derived)
+    spec = load_spec(path)
+    asked = spec_theorems(spec, {f.id: materialize(f) for f in spec.fragments()}, Options(), ("computations",))
+    assert sorted((x.subject, x.verdict) for x in asked) == sorted((x["subject"], x["verdict"]) for x in derived)
+    assert not any("derived" in x.message for x in asked)
 
 
 def test_dimensions_theorem_fails_when_d_has_no_layout(run, tmp_path):
