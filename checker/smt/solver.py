@@ -15,7 +15,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-import z3
+from checker.smt import libz3
 
 # Each query is bounded by z3's resource limit rather than a clock: the bound is the same on every
 # machine, so a verdict cannot turn unknown on a slower one, and no timer thread is started per
@@ -79,14 +79,14 @@ class _Interpreter:
     one quantified query (covers, when counting cannot decide it) has an interpreter of its own."""
 
     def __init__(self, logic: str | None):
-        self.ctx = z3.Context()
+        self.ctx = libz3.context()
         self.header = (f"(set-logic {logic})\n" if logic else "") + "(set-option :random-seed 0)\n"
         self.sent: set = set()
         self.rlimit = None
         self.run(self.header)
 
     def run(self, text: str) -> str:
-        return z3.Z3_eval_smtlib2_string(self.ctx.ref(), text)
+        return libz3.eval_smtlib2(self.ctx, text)
 
     def prepare(self, body: str, rlimit: int):
         missing = _needed(body, self.sent)
