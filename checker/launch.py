@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from checker.errors import CheckerError, SpecError
 from checker.files import split_relations
+from checker import workers
 from checker.workers import answer, reply
 
 
@@ -153,14 +154,15 @@ class _Child:
         return payload
 
     def cancel(self):
-        """Not needed after all: it is stopped wherever it is (most likely still importing)."""
+        """Not needed after all: it is stopped wherever it is (most likely still importing), and
+        reaped once it has gone, not waited for (workers.reap)."""
         os.close(self.specs_out)
         os.close(self.results_in)
         try:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        os.waitpid(self.pid, 0)
+        workers.exiting(self.pid)
 
 
 def _prover(specs_in: int, results_out: int):

@@ -103,9 +103,14 @@ def answer(fd: int, pid: int) -> tuple:
         if os.WIFSIGNALED(status):
             return "failed", f"ended without an answer (killed by signal {os.WTERMSIG(status)})"
         return "failed", f"ended without an answer (exit status {os.WEXITSTATUS(status)})"
+    exiting(pid)
+    return got
+
+
+def exiting(pid: int) -> None:
+    """`pid` has answered, or been killed: reaped when it has gone (now, if it has)."""
     _EXITING.append(pid)
     reap()
-    return got
 
 
 # children that answered and are still exiting; a process that ends first leaves them to init

@@ -148,7 +148,7 @@ def test_an_unused_run_ends_its_prover_process(monkeypatch):
     with launch.Run(launch.Options(jobs=2)) as run:  # as on a cache hit: started, never sent anything
         pid = run.child.pid
         assert not _reaped(pid)
-    assert _reaped(pid)
+    assert _reaped_soon(pid)
 
 
 def test_an_error_before_proving_ends_the_prover_process(monkeypatch):
@@ -157,7 +157,7 @@ def test_an_error_before_proving_ends_the_prover_process(monkeypatch):
         with launch.Run(launch.Options(jobs=2)) as run:
             pid = run.child.pid
             raise ValueError("the cache broke")
-    assert _reaped(pid)
+    assert _reaped_soon(pid)
 
 
 def test_a_run_proves_in_one_process_where_it_cannot_overlap():
@@ -186,7 +186,7 @@ def test_a_prestarted_prover_process_ends_when_the_options_say_one_process(monke
     launch.prestart(["prove", SPECS])
     pid = launch._EARLY[0].pid
     run = launch.Run(launch.Options(jobs=1))
-    assert run.child is None and _reaped(pid)
+    assert run.child is None and _reaped_soon(pid)
 
 
 def test_a_prestarted_prover_process_ends_when_no_run_takes_it(monkeypatch):
@@ -194,7 +194,7 @@ def test_a_prestarted_prover_process_ends_when_no_run_takes_it(monkeypatch):
     launch.prestart(["prove", "--help"])
     pid = launch._EARLY[0].pid
     launch.stop_early()
-    assert _reaped(pid) and launch._EARLY == []
+    assert _reaped_soon(pid) and launch._EARLY == []
 
 
 def _running(marker: str) -> list:
@@ -214,14 +214,19 @@ def _running(marker: str) -> list:
 @pytest.mark.parametrize("argv, code", [(["--help"], 0), (["--jobs", "0"], 2), (["--jobs", "1"], 0), ([], 0)])
 def test_the_command_ends_its_prestarted_prover_process(tmp_path, argv, code):
     """The console script forks the prover before parsing its command line; whatever the command
-    line turns out to say (help, a usage error, one process, a proof), no process is left once the
-    command has exited. The spec's path is unique to the run, so its processes can be found."""
+    line turns out to say (help, a usage error, one process, a proof), the command exits with its
+    own code and leaves no process behind (a killed one may take a moment to go). The spec's path
+    is unique to the run, so its processes can be found."""
     spec = tmp_path / f"marker-{os.getpid()}-{len(argv)}-{code}" / "m8n8k32.yaml"
     spec.parent.mkdir()
     spec.write_bytes(open(os.path.join(SPECS, "m8n8k32.yaml"), "rb").read())
     proc = subprocess.run([sys.executable, "-m", "checker", "prove", str(spec), *argv], stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL, cwd=ROOT, timeout=120, env=dict(os.environ, CHECKER_NO_CACHE="1"))
     assert proc.returncode == code
+    for _ in range(1000):  # a killed process may take a moment to go; one never killed stays
+        if not _running(spec.parent.name):
+            break
+        time.sleep(0.01)
     assert _running(spec.parent.name) == []
 
 
