@@ -2,7 +2,9 @@
 
 Prints wall times (median and best of several runs, each a fresh process, as a user or CI sees
 it) for the whole chapter and for the seed suite (the spec files of the five seed documents),
-per-spec and per-property proving times from the JSON report, and the ratios to the floor.
+per-spec and per-property proving times from the JSON report, and the ratios to the floor. The
+commands take turns round by round, the floor among them, so a shared machine's drift does not
+fall on one of them only.
 
 Every process may write and read Python's bytecode cache, as a normal installation does: with
 PYTHONDONTWRITEBYTECODE set and no cache yet, Python compiles the checker's ~9000 lines on every
@@ -25,15 +27,23 @@ SEEDS = ["specs/m8n8k4.yaml", "specs/m16n8k16.yaml", "specs/m16n8k256.yaml", "sp
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def wall(cmd: list, runs: int, env: dict | None = None) -> tuple:
-    """(median, best) seconds of `runs` fresh processes."""
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
-                       env=env or ENV)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), min(times)
+def once(cmd: list, env: dict | None = None) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env or ENV)
+    return time.perf_counter() - t0
+
+
+def interleaved(commands: dict, runs: int) -> dict:
+    """name -> (median, best) seconds of `runs` fresh processes each. The commands take turns,
+    one run of each per round in a rotating order, so that a shared machine's drift (its load,
+    its clock) falls on all of them alike and their ratios to the floor stay comparable."""
+    times: dict = {name: [] for name in commands}
+    names = list(commands)
+    for r in range(runs):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            cmd, env = commands[name]
+            times[name].append(once(cmd, env))
+    return {name: (statistics.median(t), min(t)) for name, t in times.items()}
 
 
 def main() -> int:
@@ -45,16 +55,14 @@ def main() -> int:
     checker = [py, "-m", "checker", "prove", *args.paths]
     cold = [*checker, "--no-cache"]
     seeds = [py, "-m", "checker", "prove", *SEEDS, "--no-cache"]
-    wall(cold, 1)  # the lark tables, the bytecode and the OS file cache, as after the first run
-    floor = wall([py, "-c", "import z3, yaml"], args.runs)
-    full = wall(cold, args.runs)
-    z3_only = wall([*cold, "--no-cross-check"], args.runs)
-    seed = wall(seeds, args.runs)
-    one = wall([*cold, "--jobs", "1"], args.runs)
+    once(cold)  # the lark tables, the bytecode and the OS file cache, as after the first run
     with tempfile.TemporaryDirectory() as where:
-        env = dict(ENV, CHECKER_CACHE_DIR=where)
-        wall(checker, 1, env)  # fills the result cache
-        warm = wall(checker, args.runs, env)
+        cached = dict(ENV, CHECKER_CACHE_DIR=where)
+        once(checker, cached)  # fills the result cache
+        got = interleaved({"floor": ([py, "-c", "import z3, yaml"], None), "full": (cold, None),
+                           "z3_only": ([*cold, "--no-cross-check"], None), "seed": (seeds, None),
+                           "one": ([*cold, "--jobs", "1"], None), "warm": (checker, cached)}, args.runs)
+    floor, full, z3_only, seed, one, warm = (got[k] for k in ("floor", "full", "z3_only", "seed", "one", "warm"))
     proc = subprocess.run([*cold, "--format", "json"], cwd=ROOT, capture_output=True, text=True, env=ENV)
     data = json.loads(proc.stdout)
     per_spec: dict = {}
@@ -63,7 +71,7 @@ def main() -> int:
         per_spec[r["spec"]] = per_spec.get(r["spec"], 0.0) + r["seconds"]
         per_prop[r["property"]] = per_prop.get(r["property"], 0.0) + r["seconds"]
         per_prop["(cross-check: plain-Python engine)"] = per_prop.get("(cross-check: plain-Python engine)", 0.0) + r["cross_check_seconds"]
-    print(f"cores: {os.cpu_count()}, python {sys.version.split()[0]}, runs: {args.runs} (median, best)")
+    print(f"cores: {os.cpu_count()}, python {sys.version.split()[0]}, runs: {args.runs} of each, interleaved (median, best)")
     target = " ".join(args.paths)
     rows = [('floor: python -c "import z3, yaml"', floor), (f"checker prove {target} --no-cache (both engines)", full),
             (f"checker prove {target} --no-cache --no-cross-check", z3_only),
