@@ -1,7 +1,9 @@
 """The processes of a proof. `checker prove` overlapped on two (checker/launch.py): the same
-results as in one, the command's own process never imports z3 or lark. Tasks shared with forked
-workers (checker/workers.py): the same answers as a loop, in order, however many. A process
-that fails or dies is reported in a line, never waited on forever."""
+results as in one, the command's own process never imports z3 or lark; a prover process forked
+before the command line is parsed is the one a Run takes, or is ended whatever the command line
+says. Tasks shared with forked workers (checker/workers.py): the same answers as a loop, in
+order, however many. A process that fails or dies is reported in a line, never waited on
+forever; one that answered whole is reaped once gone, not waited for."""
 import json
 import os
 import signal

@@ -1,7 +1,8 @@
 """The SMT-LIB layer and what makes a cold proof cheap: dumped queries are standalone files
 that z3 answers as the run did; the plain-Python engine's witness is confirmed by z3, never taken
-on trust; memoised parses still locate their errors; the warp table equals direct evaluation;
-z3 is imported only under checker/smt/."""
+on trust; the one query for all point properties gives way to each one when it fails; memoised
+parses still locate their errors; the warp table equals direct evaluation; z3 is imported only
+under checker/smt/, and the light binding of its C functions answers as z3's own."""
 import glob
 import os
 import re
