@@ -1,11 +1,14 @@
 """How `checker prove` runs: in one process, or in two from its first milliseconds.
 
-Importing z3 and the provers costs about as much as reading the specs (YAML, the JSON Schema
-check, the model), and neither needs the other. So where the run has two cores or more, the
-command forks as soon as its options are parsed (a Run): this process looks up the result cache
-and reads the specs while the child imports the provers and starts z3; the child then receives the loaded specs (pickled: a few milliseconds), proves
-them with its workers (checker/workers.py), and sends the results back. Nothing else differs: the same
-functions prove the same specs in the same order, and a test holds both ways to the same results.
+Importing the provers (lark, the formula and theorem modules) and starting z3 cost about as much
+as reading the specs (YAML, the JSON Schema check, the model), and neither needs the other. So
+where the run has two cores or more, the console script forks the prover process before it even
+parses its command line (prestart), and the command's process parses it, looks up the result
+cache and reads the specs meanwhile. The prover process then receives the loaded specs (pickled:
+a few milliseconds), proves them with its workers (checker/workers.py) and sends the results
+back. Nothing else differs: the same functions prove the same specs in the same order, and a
+test holds both ways to the same results. Where the options turn out not to overlap (`--jobs 1`,
+a cache hit, help, a usage error), the prover process is ended unused.
 
 This module imports neither z3 nor lark: it runs before them.
 """
@@ -20,7 +23,6 @@ from dataclasses import dataclass
 from checker.errors import CheckerError, SpecError
 from checker.files import split_relations
 from checker import workers
-from checker.workers import answer, reply
 
 
 @dataclass
@@ -63,7 +65,7 @@ def prestart(argv: list) -> None:
     """Fork the prover process now, before the command line is even parsed, where it looks like a
     proof that will overlap: `prove`, two cores or more, fork. The options decide later (Run): a
     proof with `--jobs 1`, a cache hit, `--help` or a usage error ends it unused (stop_early).
-    Parsing the command line costs about as long as the z3 import it would otherwise delay."""
+    Parsing the command line and looking up the cache would otherwise delay the prover's imports."""
     if argv[:1] == ["prove"] and not _EARLY and overlaps(Options(jobs=os.cpu_count() or 1)):
         _EARLY.append(_Child())
 
@@ -148,7 +150,7 @@ class _Child:
             os.close(self.results_in)
             os.waitpid(self.pid, 0)
             raise
-        kind, payload = answer(self.results_in, self.pid)
+        kind, payload = workers.answer(self.results_in, self.pid)
         if kind != "results":
             raise CheckerError(f"the prover process {payload}")
         return payload
@@ -185,7 +187,7 @@ def _prover(specs_in: int, results_out: int):
             paths, relation_files, loaded, opts = pickle.load(fh)
         return prove_loaded(paths, relation_files, loaded, opts)
 
-    reply(results_out, prove)
+    workers.reply(results_out, prove)
 
 
 def _guarded(fn, failed: list):
