@@ -118,33 +118,26 @@ class _Readings:
     def __init__(self, spec):
         self.spec = spec
 
-    def _read(self, fid):
-        f = self.spec.fragment(fid)
-        if f is None:
-            return None
+    @staticmethod
+    def read(f):
         try:
-            return materialize(f)
+            return materialize(f) if f is not None else None
         except SpecError:
             return None  # reported with the fragment
 
     def __contains__(self, fid) -> bool:
-        return self._read(fid) is not None
+        return self.read(self.spec.fragment(fid)) is not None
 
     def __getitem__(self, fid):
-        reading = self._read(fid)
+        reading = self.read(self.spec.fragment(fid))
         if reading is None:
             raise KeyError(fid)
         return reading
 
 
 def _readings(spec) -> dict:
-    readings = {}
-    for f in spec.fragments():
-        try:
-            readings[f.id] = materialize(f)
-        except SpecError:
-            continue  # reported with the fragment
-    return readings
+    lazy = _Readings(spec)
+    return {f.id: r for f in spec.fragments() if (r := lazy.read(f)) is not None}
 
 
 def prove_relation(path, rel, opts) -> list:
