@@ -51,12 +51,6 @@ def load_error(path: str, exc: SpecError):
                   message=exc.message + (f" ({exc.hint})" if exc.hint else ""))
 
 
-def prove(files: list, opts: Options) -> list:
-    """Every result of `checker prove` over `files`."""
-    with Run(opts) as run:
-        return run.prove(files)
-
-
 # The prover process of this command, forked by prestart() before its command line was parsed.
 _EARLY: list = []
 
@@ -116,6 +110,8 @@ class Run:
 
 
 def overlapped(files: list, opts: Options) -> list:
+    """The overlapped proof whatever overlaps() says (where the provers are already imported, as in
+    a test process): what a Run does with its prover process."""
     return _Child().prove(files, opts)
 
 
