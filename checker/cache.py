@@ -2,14 +2,21 @@
 for byte, costs a hash instead of a proof (an editor's save hook, a pre-commit run, `prove specs/`
 again after editing a README).
 
-The key is a SHA-256 of everything a result depends on: every input file's path and bytes (and,
-for a relations file, every spec beside it, which it reads), the checker's own source, Python, the
-installed z3, lark, jsonschema, jsonschema-rs and PyYAML (their files' sizes and times: reinstalling changes
-them), and the options. A hit replays the stored results; anything else proves from scratch.
+The key is a SHA-256 of the command's input files (paths and bytes), the checker's own source and
+package data, Python, the installed z3, lark, jsonschema, jsonschema-rs and PyYAML (their files'
+sizes and times: reinstalling changes them), and the options. An entry also holds what the proof
+read (checker/recording.py: every file any process of the proof read through the one reader, with
+the SHA-256 of its bytes, and every question about a file that may be missing): a hit needs every
+one of those to hold still, so a `same_as` neighbour, a spec a relation names, anything a proof
+reads, is covered by construction. A hit replays the stored results; anything else proves from
+scratch.
 
-Safety: the cache lives outside the repository (a pull request cannot plant one), runs with a z3
-`unknown` are never stored (the process's solver-time budget may have run out on a busy machine), an unreadable or malformed
-entry is a miss, and the gate (`.github/workflows/spec-gate.yml`) passes `--no-cache` anyway.
+Safety: cache folders are hostile (CI caches are restored from other jobs). Nothing in an entry is
+executed or unpickled: an entry is JSON, read with a bound from a regular file, and every field of
+every result is checked for its type, and the replayed report rendered once in every format,
+before it is used: anything malformed, oversized or not a regular file is a miss, never a crash.
+Runs with a z3 `unknown` are never stored (the process's solver-time budget may have run out on a
+busy machine), and the gate (`.github/workflows/spec-gate.yml`) passes `--no-cache` anyway.
 """
 from __future__ import annotations
 
@@ -17,15 +24,22 @@ import dataclasses
 import hashlib
 import importlib.util
 import json
+import math
 import os
+import re
+import stat
 import sys
 
-from checker.results import UNKNOWN, Result
+from checker.results import EXIT, UNKNOWN, Result
 
-FORMAT = "ptx-fragment-checker/prove-cache/1"
+FORMAT = "ptx-fragment-checker/prove-cache/2"
 KEEP = 64  # entries; the oldest go first
+MAX_ENTRY = 64 << 20  # bytes of one entry file
+MAX_RESULTS = 200_000
+MAX_INPUT = 1 << 24  # bytes of an input file hashed into the key (the loader refuses far less)
 _FIELDS = {f.name for f in dataclasses.fields(Result)}
 _DEPENDENCIES = ("z3", "lark", "jsonschema", "jsonschema_rs", "yaml")
+_KEY = re.compile(r"[0-9a-f]{64}")
 
 
 def folder() -> str | None:
@@ -40,12 +54,12 @@ def folder() -> str | None:
 
 
 def _file(h, path: str) -> None:
-    h.update(path.encode() + b"\0")
-    inner = hashlib.sha256()
-    with open(path, "rb") as fh:  # in blocks: a hostile spec may be any size (the loader bounds it later)
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            inner.update(block)
-    h.update(inner.digest())
+    """A file's path and bytes, read with a bound (checker.bounded): a hostile input is keyed by
+    why it cannot be read, and the loader reports that, located."""
+    from checker.bounded import fingerprint
+
+    h.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
+    h.update(fingerprint(path, MAX_INPUT))
 
 
 def _environment(h) -> None:
@@ -74,59 +88,192 @@ def _environment(h) -> None:
 
 
 def key(files: list, options: dict) -> str | None:
-    """None where an input cannot be read: the prover reports that, located."""
+    """None where the key cannot be computed: the prover reports what is wrong, located. What the
+    proof reads beyond `files` is not in the key: the entry records it (recording.py)."""
     try:
         return _key(files, options)
-    except OSError:
+    except (OSError, TypeError, ValueError):
         return None
 
 
 def _key(files: list, options: dict) -> str:
-    from checker.files import is_relations_file, under
-
     h = hashlib.sha256(FORMAT.encode())
     _environment(h)
     h.update(json.dumps(options, sort_keys=True).encode())
     for path in files:
         _file(h, path)
-        if is_relations_file(path):
-            for beside in under([os.path.dirname(path) or "."], (".yaml", ".yml")):
-                _file(h, beside)
     return h.hexdigest()
 
 
-def load(where: str, k: str) -> list | None:
-    try:
-        with open(os.path.join(where, f"prove-{k}.json"), encoding="utf-8") as fh:
-            doc = json.load(fh)
-        if doc.get("format") != FORMAT or doc.get("key") != k:
-            return None
-        results = [Result(**r) for r in doc["results"] if isinstance(r, dict) and set(r) == _FIELDS]
-        return results if len(results) == len(doc["results"]) else None
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+def recording():
+    """Start recording what the proof about to run reads (stop() it after: the entry's inputs)."""
+    from checker import recording as rec
+
+    return rec.start()
+
+
+# the type every field of a stored result must have: anything else is a forged or broken entry
+_OPT_STR = (str, type(None))
+
+
+def _number(x) -> bool:
+    return type(x) in (int, float) and math.isfinite(x) and x >= 0
+
+
+_CHECKS = {
+    "spec": lambda x: isinstance(x, str), "fragment": lambda x: isinstance(x, _OPT_STR),
+    "property": lambda x: isinstance(x, str), "verdict": lambda x: isinstance(x, str) and x in EXIT,
+    "seconds": _number, "location": lambda x: isinstance(x, _OPT_STR),
+    "counterexample": lambda x: x is None or isinstance(x, dict), "erratum": lambda x: type(x) is bool,
+    "computation": lambda x: x is None or type(x) is int, "message": lambda x: isinstance(x, str),
+    "detail": lambda x: isinstance(x, dict) and _number(x.get("python_seconds", 0.0)),
+    "subject": lambda x: isinstance(x, _OPT_STR), "declared": lambda x: type(x) is bool,
+}
+assert set(_CHECKS) == _FIELDS, "every field of Result is checked"
+
+
+def _place(x) -> bool:
+    """A location as the reports parse it: `file:line:col` with ASCII digits (SARIF turns them into
+    numbers), or any other text."""
+    if x is None:
+        return True
+    if not isinstance(x, str):
+        return False
+    parts = x.rsplit(":", 2)
+    return not (len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit()) or (parts[1] + parts[2]).isascii()
+
+
+_PIECE = ("point", "formula", "piece", "at", "value")
+
+
+def _counterexample(c) -> bool:
+    """The keys of a counterexample that the reports read (the rest is data they only print)."""
+    if c is None:
+        return True
+    pieces = c.get("pieces")
+    if pieces and not (isinstance(pieces, list) and all(isinstance(p, dict) and all(k in p for k in _PIECE)
+                                                        for p in pieces)):
+        return False
+    return _place(c.get("relation_at"))
+
+
+def _result(r) -> Result | None:
+    if not isinstance(r, dict) or set(r) != _FIELDS or not all(_CHECKS[k](v) for k, v in r.items()):
         return None
+    if not _place(r["location"]) or not _counterexample(r["counterexample"]):
+        return None
+    return Result(**r)
 
 
-def store(where: str, k: str, results: list) -> None:
-    if any(r.verdict == UNKNOWN for r in results):
-        return
+def _renders(stored: list, results: list) -> bool:
+    """Whether the results replay without an error: the text report and the JSON one rendered once
+    (SARIF and JUnit read nothing they do not: checked above), and every string UTF-8 (JSON can
+    carry a lone surrogate, which no stream can write)."""
+    from checker.report.text import prove_report
+
     try:
-        text = json.dumps({"format": FORMAT, "key": k, "results": [dataclasses.asdict(r) for r in results]})
+        json.dumps(stored, ensure_ascii=False).encode("utf-8")
+        prove_report(results, 0.0, 1, 0, True).encode("utf-8")
+        json.dumps([r.as_json() for r in results])
+    except Exception:  # noqa: BLE001 - whatever a forged entry makes a renderer raise: a miss
+        return False
+    return True
+
+
+def _read_entry(path: str) -> bytes | None:
+    """The entry's bytes: a regular file (not a link: entries are written here as files), at most
+    MAX_ENTRY bytes; None for anything else."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY:
+            return None
+        chunks, got = [], 0
+        while got <= MAX_ENTRY:
+            block = os.read(fd, min(1 << 20, MAX_ENTRY + 1 - got))
+            if not block:
+                break
+            chunks.append(block)
+            got += len(block)
+        return b"".join(chunks) if got <= MAX_ENTRY else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def load(where: str, k: str) -> list | None:
+    """The results stored under `k`, if every input the proof read still holds; None otherwise."""
+    from checker import recording as rec
+
+    if not isinstance(k, str) or not _KEY.fullmatch(k):
+        return None
+    raw = _read_entry(os.path.join(where, f"prove-{k}.json"))
+    if raw is None:
+        return None
+    try:
+        doc = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("key") != k:
+        return None
+    stored = doc.get("results")
+    if not isinstance(stored, list) or len(stored) > MAX_RESULTS:
+        return None
+    results = [_result(r) for r in stored]
+    if any(r is None for r in results):
+        return None
+    try:
+        if not rec.still_holds(doc.get("inputs")):
+            return None
+    except (RecursionError, MemoryError):  # pragma: no cover - bounded above; never a crash
+        return None
+    return results if _renders(stored, results) else None
+
+
+def store(where: str, k: str, results: list, inputs: list | None) -> None:
+    """Keep `results` under `k`, with the inputs the proof read; not where those are unknown
+    (None) or a verdict is unknown."""
+    if inputs is None or any(r.verdict == UNKNOWN for r in results):
+        return
+    tmp = None
+    try:
+        text = json.dumps({"format": FORMAT, "key": k, "inputs": inputs,
+                           "results": [dataclasses.asdict(r) for r in results]})
         os.makedirs(where, exist_ok=True)
         tmp = os.path.join(where, f".prove-{k}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
+        # O_EXCL | O_NOFOLLOW: never write through a name someone planted in a shared folder
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, os.path.join(where, f"prove-{k}.json"))
+        tmp = None
         _prune(where)
     except (OSError, TypeError, ValueError):
         pass  # a cache that cannot be written only costs the next run a proof
+    finally:
+        if tmp is not None:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
 
 
 def _prune(where: str) -> None:
-    entries = [e for e in os.scandir(where) if e.name.startswith("prove-") and e.name.endswith(".json")]
-    entries.sort(key=lambda e: e.stat().st_mtime_ns)
-    for e in entries[:-KEEP]:
+    entries = []
+    for e in os.scandir(where):
+        if e.name.startswith("prove-") and e.name.endswith(".json"):
+            try:
+                entries.append((e.stat(follow_symlinks=False).st_mtime_ns, e.path))
+            except OSError:
+                pass
+    entries.sort()
+    for _, path in entries[:-KEEP]:
         try:
-            os.remove(e.path)
+            os.remove(path)
         except OSError:
             pass

@@ -13,6 +13,7 @@ import os
 import sys
 import time
 
+from checker import outputs
 from checker.errors import CheckerError, SpecError, UsageError
 
 
@@ -87,6 +88,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="write nothing; fail when a file of the report in --out is missing, differs or is left over")
     rp.add_argument("--dumps", metavar="DIR", help="hardware dumps to count as confirmation (default: OUT/hardware)")
     rp.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N")
+    er = sub.add_parser("errata", help="every confirmed erratum of the document, with its evidence and versions")
+    er.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders of them")
+    er.add_argument("--format", choices=["text", "markdown", "json"], default="text")
+    er.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N")
     mu = sub.add_parser("mutate", help="the mutation campaign: which wrong layouts would the theorems let through?")
     mu.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders (relations files included)")
     mu.add_argument("--known-gaps", metavar="FILE", help="survivors accepted, each with the theorem that would close it")
@@ -122,6 +127,16 @@ def _version() -> str:
         return "source"
 
 
+def _check_outputs(args) -> None:
+    """Every output path the command was given, checked before it does its work (checker/outputs.py):
+    one that cannot be written is a usage error naming it."""
+    for option, attr, kind in (("--output", "output", outputs.file), ("--dump-smt", "dump_smt", outputs.folder),
+                               ("--out", "out", outputs.folder)):
+        path = getattr(args, attr, None)
+        if path is not None:
+            kind(path, option)
+
+
 def spec_files(paths) -> list:
     from checker.files import under
 
@@ -136,8 +151,12 @@ def cmd_prove(args, out, err) -> int:
 
     if args.jobs < 1:
         raise UsageError("--jobs takes a positive number")
-    files = spec_files(args.paths)
+    _check_outputs(args)
+    from checker import scope
+
     t0 = time.perf_counter()
+    sc = scope.widen(spec_files(args.paths))  # what proving these files proves (checker/scope.py)
+    files = sc.files
     opts = launch.Options(cross_check=not args.no_cross_check, dump_smt=args.dump_smt, jobs=args.jobs)
     # the prover process starts here, where it overlaps: the rest of this command is off its path
     with launch.Run(opts) as run:
@@ -147,19 +166,20 @@ def cmd_prove(args, out, err) -> int:
             from checker import cache
 
             where = cache.folder()
-            k = cache.key(files, {"cross_check": not args.no_cross_check}) if where else None
+            k = cache.key(files, {"cross_check": not args.no_cross_check, "scope": sc.key()}) if where else None
             results = cache.load(where, k) if k else None
         cached = results is not None
         if not cached:
+            reads = cache.recording() if k else None  # every input the proof reads (checker/recording.py)
             results = run.prove(files)
             if k:
-                cache.store(where, k, results)
+                cache.store(where, k, results, reads.stop())
     from checker.files import is_relations_file
     from checker.report.text import prove_report
     from checker.results import exit_code, summary
 
     seconds = time.perf_counter() - t0
-    text = prove_report(results, seconds, len(files), sum(map(is_relations_file, files)), cached)
+    text = prove_report(results, seconds, len(files), sum(map(is_relations_file, files)), cached, sc.note())
     if args.format == "json":
         report = json.dumps({"summary": summary(results) | {"specs": len(files), "seconds": round(seconds, 4),
                                                             "cached": cached},
@@ -175,8 +195,7 @@ def cmd_prove(args, out, err) -> int:
     else:
         report = text
     if args.output:
-        with open(args.output, "w") as fh:
-            fh.write(report)
+        outputs.write_text(args.output, report, "--output")
         if args.format != "text":
             out.write(text)
     else:
@@ -356,6 +375,7 @@ def cmd_probe(args, out, err) -> int:
         raise UsageError("--seed takes 0..2**62-1")
     if args.compile_only:
         return _compile_only(args, out)
+    _check_outputs(args)
     from checker.probe.ptx import min_sm
     from checker.probe.record import record
 
@@ -485,18 +505,24 @@ def cmd_crosscheck(args, out, err) -> int:
 
 
 def cmd_diff(args, out, err) -> int:
-    from checker.diff.compare import diff_base, diff_files
+    from checker import scope
+    from checker.diff.compare import diff_base, diff_pair, flatten
     from checker.report import diff as render
 
+    _check_outputs(args)
+    # every verdict of each edited file's scope is compared (checker/scope.py): the revision's
+    # copy of the scope is read too, so both versions are judged with their own relations
     if args.base:
-        diffs = diff_base(args.base, args.paths or ["specs"], spec_files)
+        paths = args.paths or ["specs"]
+        diffs = flatten(diff_base(args.base, [str(p) for p in scope.widen(spec_files(paths)).files]
+                                  if args.paths else paths, spec_files))
     else:
         if len(args.paths) != 2:
             raise UsageError("diff takes OLD NEW (two spec files), or --base REV [PATH...]")
         for p in args.paths:
             if not os.path.isfile(p):
                 raise UsageError(f"no such file: {p}")
-        diffs = [diff_files(args.paths[0], args.paths[1], args.paths[1])]
+        diffs = flatten([diff_pair(args.paths[0], args.paths[1])])
     if args.format == "json":
         report = json.dumps(render.as_json(diffs), indent=1) + "\n"
     elif args.format == "markdown":
@@ -504,8 +530,7 @@ def cmd_diff(args, out, err) -> int:
     else:
         report = render.as_text(diffs)
     if args.output:
-        with open(args.output, "w") as fh:
-            fh.write(report)
+        outputs.write_text(args.output, report, "--output")
     else:
         out.write(report)
     return 1 if any(d.worse for d in diffs) else 0
@@ -516,7 +541,17 @@ def cmd_report(args, out, err) -> int:
 
     if args.jobs < 1:
         raise UsageError("--jobs takes a positive number")
+    if not args.check:
+        _check_outputs(args)
     return run(spec_files(args.paths), args, out)
+
+
+def cmd_errata(args, out, err) -> int:
+    from checker.report.errata_command import run
+
+    if args.jobs < 1:
+        raise UsageError("--jobs takes a positive number")
+    return run(spec_files(args.paths), args.format, args.jobs, out)
 
 
 def cmd_mutate(args, out, err) -> int:
@@ -525,10 +560,14 @@ def cmd_mutate(args, out, err) -> int:
 
     if args.jobs < 1:
         raise UsageError("--jobs takes a positive number")
+    from checker import scope
+
     files = spec_files(args.paths)
     if all(is_relations_file(p) for p in files):
         raise UsageError("mutate needs a spec file to mutate, not only relations: nothing was checked")
-    return run(files, args.jobs, args.known_gaps, args.format, out, args.dumps)
+    # the specs given are mutated; the relations in their scope (checker/scope.py) judge the mutants
+    sc = scope.widen(files)
+    return run(sc.given + sc.relations, args.jobs, args.known_gaps, args.format, out, args.dumps)
 
 
 def cmd_export(args, out, err) -> int:
@@ -536,10 +575,10 @@ def cmd_export(args, out, err) -> int:
 
     command = " ".join(["checker export", args.spec, "--fragment", args.fragment, "--to", args.to]
                        + (["--computation", str(args.computation)] if args.computation is not None else []))
+    _check_outputs(args)
     text = export(args.spec, args.fragment, args.to, args.computation, command)
     if args.output:
-        with open(args.output, "w") as fh:
-            fh.write(text)
+        outputs.write_text(args.output, text, "--output")
     else:
         out.write(text)
     return 0
@@ -567,7 +606,7 @@ def cmd_schema(args, out, err) -> int:
 
 COMMANDS = {"prove": cmd_prove, "validate": cmd_validate, "eval": cmd_eval, "table": cmd_table,
             "simulate": cmd_simulate, "probe": cmd_probe, "crosscheck": cmd_crosscheck, "diff": cmd_diff,
-            "report": cmd_report, "mutate": cmd_mutate, "export": cmd_export, "where": cmd_where,
+            "report": cmd_report, "errata": cmd_errata, "mutate": cmd_mutate, "export": cmd_export, "where": cmd_where,
             "schema": cmd_schema}
 
 
@@ -593,8 +632,9 @@ def entry() -> int:
     # its CPU time (measured with gc.callbacks), finding nothing. Refcounting frees the rest; mypy
     # makes the same choice.
     gc.set_threshold(200_000, 30, 30)
-    from checker import launch
+    from checker import children, launch
 
+    children.install()  # no process of the command outlives it; SIGINT/SIGTERM exit 130/143
     launch.prestart(sys.argv[1:])
     try:
         code = main()

@@ -35,6 +35,6 @@ def split_relations(files: list) -> tuple:
 
 def user_cache() -> str:
     """The checker's folder in the user's cache (never a shared temporary folder): the prove
-    results and lark's parser tables."""
+    results only (lark's parser tables ship with the package: nothing is unpickled from here)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "ptx-fragment-checker")

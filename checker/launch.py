@@ -8,7 +8,9 @@ cache and reads the specs meanwhile. The prover process then receives the loaded
 a few milliseconds), proves them with its workers (checker/workers.py) and sends the results
 back. Nothing else differs: the same functions prove the same specs in the same order, and a
 test holds both ways to the same results. Where the options turn out not to overlap (`--jobs 1`,
-a cache hit, help, a usage error), the prover process is ended unused.
+a cache hit, help, a usage error), the prover process is ended unused. Both processes, and the
+prover's workers, are owned by checker/children.py: when the command ends, for any reason, none
+of them remains.
 
 This module imports neither z3 nor lark: it runs before them.
 """
@@ -16,13 +18,12 @@ from __future__ import annotations
 
 import os
 import pickle
-import signal
 import sys
 from dataclasses import dataclass
 
 from checker.errors import CheckerError, SpecError
 from checker.files import split_relations
-from checker import workers
+from checker import children, workers
 
 
 @dataclass
@@ -120,9 +121,12 @@ class _Child:
     their results."""
 
     def __init__(self):
+        from checker import recording
+
+        recording.share()  # before the fork: what the prover process reads is recorded for the cache
         specs_in, specs_out = os.pipe()
         results_in, results_out = os.pipe()
-        pid = os.fork()
+        pid = children.fork()
         if pid == 0:
             os.close(specs_out)
             os.close(results_in)
@@ -144,7 +148,7 @@ class _Child:
             pass  # the prover ended before reading: what it answered, or its exit status, says why
         except BaseException:
             os.close(self.results_in)
-            os.waitpid(self.pid, 0)
+            children.wait(self.pid)  # it read an end of file and exits
             raise
         kind, payload = workers.answer(self.results_in, self.pid)
         if kind != "results":
@@ -153,14 +157,10 @@ class _Child:
 
     def cancel(self):
         """Not needed after all: it is stopped wherever it is (most likely still importing), and
-        reaped once it has gone, not waited for (workers.reap)."""
+        reaped once it has gone, at the latest when the command ends (children.end)."""
         os.close(self.specs_out)
         os.close(self.results_in)
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        workers.exiting(self.pid)
+        children.kill(self.pid)
 
 
 def _prover(specs_in: int, results_out: int):
@@ -168,9 +168,14 @@ def _prover(specs_in: int, results_out: int):
     def prove():
         import threading
 
+        from checker.smt import libz3
         from checker.smt.solver import start
 
-        # creating the z3 context runs in C without the GIL: it overlaps the imports below
+        # z3 is loaded here, before the thread: where the package ships no library, that imports
+        # z3's own binding, and an import in a thread beside the imports below can find a module
+        # half made ("partially initialized module 'typing'"). The thread only creates the z3
+        # context, which runs in C without the GIL: it overlaps the imports below.
+        libz3.library()
         failed: list = []
         starting = threading.Thread(target=_guarded, args=(start, failed))
         starting.start()

@@ -5,7 +5,7 @@ import os
 import time
 
 from checker.errors import SpecError
-from checker import workers
+from checker import recording, workers
 from checker.files import split_relations
 from checker.launch import Options, load, load_error  # noqa: F401 - Options is this module's API too
 from checker.formula.evaluate import at, bound_at
@@ -15,8 +15,10 @@ from checker.smt import properties as smt_engine
 from checker.spec.reading import materialize
 from checker.theorems.consistency import FAMILIES, computations, dimensions, spec_theorems
 from checker.theorems.equation import difference
-from checker.theorems.relations import load_relations
+from checker.scope import focus_of
+from checker.theorems.relations import blame, load_relations, locate
 from checker.theorems.run import equation_result
+from checker.theorems import wording
 
 
 # the theorem families proved as tasks of their own; computations comes after the fragments
@@ -65,6 +67,7 @@ def prove_loaded(paths: list, relation_files: list, loaded: dict, opts: Options)
             mine.extend(prove_fragment(spec, f, opts))  # fragment-shape and errata only: no formula
         out.extend(mine)
         out.extend(same_as(spec, path, loaded))
+        out.extend(wording.check(spec, referee(path, loaded)))
         out.extend(dimensions(spec, mine))
         # after the fragments: their proofs settle it, as they settle dimensions (and where one
         # failed, it is asked here, of both engines)
@@ -76,24 +79,35 @@ def prove_loaded(paths: list, relation_files: list, loaded: dict, opts: Options)
         out.extend(errors or [])
         for k, _ in enumerate(rels):
             out.extend(done[("relation", path, k)])
+    blame(out)
     return out
+
+
+def referee(path, loaded):
+    """shape -> the spec of that shape: loaded, or the file beside `path` (read once), or None."""
+    siblings: dict = {}
+
+    def resolve(shape):
+        other = next((s for s, _ in loaded.values() if s is not None and s.shape == shape), None)
+        if other is None:
+            sibling = os.path.join(os.path.dirname(path), f"{shape}.yaml")
+            if sibling not in siblings:
+                siblings[sibling] = load(sibling)[0] if recording.isfile(sibling) else None
+            other = siblings[sibling]
+        return other
+    return resolve
 
 
 def same_as(spec, path, loaded) -> list:
     """mma.sp sections name the fragments B and C/D are "the same as": each name must be a
     fragment of that operand, in the spec of its shape (loaded, or beside this file)."""
-    out, siblings = [], {}
+    out, resolve = [], referee(path, loaded)
     for sec in spec.sections:
         for same in sec.same_as:
             t0, problems = time.perf_counter(), []
             for ref in same.fragments:
                 shape, fid = ref.split("/", 1)
-                other = next((s for s, _ in loaded.values() if s is not None and s.shape == shape), None)
-                if other is None:
-                    sibling = os.path.join(os.path.dirname(path), f"{shape}.yaml")
-                    if sibling not in siblings:
-                        siblings[sibling] = load(sibling)[0] if os.path.isfile(sibling) else None
-                    other = siblings[sibling]
+                other = resolve(shape)
                 frag = other.fragment(fid) if other is not None else None
                 if other is None:
                     problems.append(f"{ref}: no spec of shape {shape} is loaded or beside {path}")
@@ -148,6 +162,10 @@ def prove_relation(path, rel, opts) -> list:
             fails = f"{rel.statement.rstrip('.')}: refuted as declared; {difference(eq)}"
         r = equation_result(eq, opts, path, "relation", rel.id, str(rel.span), expect=rel.expect,
                             holds=rel.statement, fails=fails)
+        if r.verdict == REFUTED and not r.declared and r.counterexample:
+            # at the formula that gives the differing cell, the relation's line as a note
+            r.location, pieces, replay, r.detail["sides"] = locate(path, rel, r.counterexample, focus_of(path))
+            r.counterexample.update(pieces=pieces, replay=replay, relation_at=str(rel.span))
     except SpecError as exc:
         r = load_error(path, exc)
         r.subject = rel.id
@@ -211,7 +229,8 @@ def prove_fragment(spec, fragment, opts: Options) -> list:
     try:
         results = check_reading(spec, reading, opts)
         for erratum in fragment.errata:
-            results.extend(check_erratum(spec, fragment, erratum, reading.n, opts))
+            if not erratum.words:  # errata of words are checked with the spec's words (theorems.wording)
+                results.extend(check_erratum(spec, fragment, erratum, reading.n, opts))
     except EngineDisagreement as exc:
         return [Result(spec.path, fragment.id, "engines", UNKNOWN, time.perf_counter() - t0, str(fragment.span),
                        message=f"the z3 and plain-Python engines disagree, so neither is trusted: {exc}")]

@@ -6,7 +6,8 @@ worker that dies (z3 crashing, the kernel's OOM killer) leaves Pool.imap waiting
 the tasks are numbered tickets in a pipe: a process reads one (four bytes, which no other reader
 can split) when it is free, so the heaviest tasks, queued first, start first. The calling process
 is a worker too; each child sends everything it computed once, when the tickets run out; a child
-that dies is reported with the number of tasks that have no result.
+that dies is reported with the number of tasks that have no result. Every worker is forked,
+ended and reaped by checker/children.py: none outlives the process that forked it.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import os
 import pickle
 import struct
 
+from checker import children
 from checker.errors import CheckerError
 
 _TICKET = struct.Struct("<I")
@@ -31,18 +33,18 @@ def run(fn, items: list, processes: int) -> list:
     if processes < 2 or len(items) < 2 or not hasattr(os, "fork"):
         return [fn(item) for item in items]
     tickets_in, tickets_out = os.pipe()
-    children = []
+    forked = []
     for _ in range(min(processes, len(items)) - 1):
         answers_in, answers_out = os.pipe()
-        pid = os.fork()
+        pid = children.fork()
         if pid == 0:
             os.close(tickets_out)
             os.close(answers_in)
-            for _, other in children:
+            for _, other in forked:
                 os.close(other)
             reply(answers_out, lambda: _take(fn, items, tickets_in))
         os.close(answers_out)
-        children.append((pid, answers_in))
+        forked.append((pid, answers_in))
     # written after the forks: a pipe holds 64 KB, and the children are there to drain a longer list
     tickets = b"".join(_TICKET.pack(k) for k in range(len(items)))
     for at in range(0, len(tickets), _CHUNK):
@@ -52,7 +54,7 @@ def run(fn, items: list, processes: int) -> list:
         done = _take(fn, items, tickets_in)
     finally:
         os.close(tickets_in)
-        answers = [answer(fd, pid) for pid, fd in children]
+        answers = [answer(fd, pid) for pid, fd in forked]
     failures = []
     for kind, payload in answers:
         if kind == "results":
@@ -76,7 +78,8 @@ def _take(fn, items: list, tickets: int) -> dict:
 
 
 def reply(fd: int, compute):
-    """In a forked child: send ("results", compute()) through `fd`, or what it raised, and exit."""
+    """In a forked child: send ("results", compute()) through `fd`, or what it raised, and exit
+    once its own children (a prover's workers) have gone."""
     code = 0
     try:
         blob = pickle.dumps(("results", compute()), protocol=pickle.HIGHEST_PROTOCOL)
@@ -86,43 +89,26 @@ def reply(fd: int, compute):
         with os.fdopen(fd, "wb") as fh:
             fh.write(blob)
     finally:
-        os._exit(code)  # never the parent's exit handlers, never its buffered output
+        try:
+            children.end()
+        finally:
+            os._exit(code)  # never the parent's exit handlers, never its buffered output
 
 
 def answer(fd: int, pid: int) -> tuple:
     """In the parent: ("results", what the child computed), or ("failed", what went wrong: what
     it raised, or how it ended without a whole answer). Reads to the end; a child that answered
     whole is not waited for (its exit, freeing a z3 context and a copy of this process, takes
-    milliseconds), only reaped when it has gone."""
+    milliseconds), only reaped when it has gone (children.answered), at the latest when this
+    process ends (children.end)."""
     with os.fdopen(fd, "rb") as fh:
         blob = fh.read()
     try:
         got = pickle.loads(blob)
     except Exception:  # noqa: BLE001 - nothing, or part of an answer: the child died
-        _, status = os.waitpid(pid, 0)
+        status = children.wait(pid)
         if os.WIFSIGNALED(status):
             return "failed", f"ended without an answer (killed by signal {os.WTERMSIG(status)})"
         return "failed", f"ended without an answer (exit status {os.WEXITSTATUS(status)})"
-    exiting(pid)
+    children.answered(pid)
     return got
-
-
-def exiting(pid: int) -> None:
-    """`pid` has answered, or been killed: reaped when it has gone (now, if it has)."""
-    _EXITING.append(pid)
-    reap()
-
-
-# children that answered and are still exiting; a process that ends first leaves them to init
-_EXITING: list = []
-
-
-def reap() -> None:
-    """Collect the children in _EXITING that have exited, without waiting for the others."""
-    for pid in list(_EXITING):
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            _EXITING.remove(pid)

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 
 from checker.diff.entries import compare
-from checker.errors import SpecError, UsageError
+from checker.files import is_relations_file
+from checker.bounded import GitError, run_bounded, same_bytes, shown
+from checker.errors import SourceSpan, SpecError, UsageError
 from checker.prover import Options, prove_paths
 from checker.spec.load import load_spec
 from checker.spec.reading import materialize
+from checker.spec.yamlload import MAX_BYTES
 
 GIT_TIMEOUT_S = 30
+GIT_LISTING_MAX = 16 << 20  # bytes of a git listing (ls-tree, rev-parse); a spec itself: MAX_BYTES
 
 
 @dataclass
@@ -26,11 +29,18 @@ class SpecDiff:
     removed: list = field(default_factory=list)
     verdicts: list = field(default_factory=list)  # (what, old verdict or None, new verdict or None)
     errors: list = field(default_factory=list)  # a version that does not load: its message
+    why: dict = field(default_factory=dict)  # what -> (location, message, replay) of a verdict not good now
+    related: list = field(default_factory=list)  # SpecDiff of the scope's other files whose verdicts changed
+    by: list = field(default_factory=list)  # status "affected": the edited files whose scope it is in
 
     @property
     def worse(self) -> bool:
         return self.status != "removed" and (bool(self.errors) or any(
-            new is not None and new != "PROVED" and old in ("PROVED", None) for _, old, new in self.verdicts))
+            new is not None and new not in GOOD and (old is None or old in GOOD) for _, old, new in self.verdicts))
+
+
+# verdicts that pass: a confirmed erratum and a refutation the spec declares are what the spec says
+GOOD = ("PROVED", "ERRATUM-CONFIRMED", "REFUTED-AS-DECLARED")
 
 
 def _key(r) -> str:
@@ -48,9 +58,31 @@ def _verdict(r) -> str:
 
 
 def _verdicts(path) -> dict:
+    """file name -> {what: (verdict, result)} over the scope of `path` (checker/scope.py): its own
+    verdicts and those of the relations and specs that depend on it or it on them. A scope lies
+    in one folder, so a file's name says which file it is in either version."""
     if path is None:
         return {}
-    return {_key(r): _verdict(r) for r in prove_paths([path], Options(jobs=1))}
+    from checker.scope import widen
+
+    out: dict = {}
+    for r in prove_paths(widen([path]).files, Options(jobs=1)):
+        out.setdefault(os.path.basename(r.spec), {})[_key(r)] = (_verdict(r), r)
+    return out
+
+
+def _changes(va: dict, vb: dict, d: SpecDiff) -> None:
+    for k in sorted(set(va) | set(vb)):
+        o, n = (va.get(k) or (None, None))[0], (vb.get(k) or (None, None))[0]
+        if o != n:
+            d.verdicts.append((k, o, n))
+            r = (vb.get(k) or (None, None))[1]
+            if n is not None and n not in GOOD and r is not None:
+                why = r.message
+                cex = r.counterexample or {}
+                if cex.get("relation_at"):
+                    why += f" (relation declared at {cex['relation_at']})"
+                d.why[k] = (r.location, why, cex.get("replay"))
 
 
 def _readings(spec) -> dict:
@@ -63,17 +95,25 @@ def _readings(spec) -> dict:
     return out
 
 
-def diff_files(old: str | None, new: str | None, label: str) -> SpecDiff:
-    status = "added" if old is None else "removed" if new is None else "modified"
+def diff_files(old: str | None, new: str | None, label: str, old_label: str | None = None,
+               old_error: SpecError | None = None) -> SpecDiff:
+    """`old_label`: how to name the old file in messages (`REV:path` for a file from git history,
+    which sits in a temporary folder); `old_error`: why the old version could not be read."""
+    status = "added" if old is None and old_error is None else "removed" if new is None else "modified"
     d = SpecDiff(label, status)
     specs = {}
+    if old_error is not None:
+        d.errors.append(f"old version: {old_error}")
     for name, path in (("old", old), ("new", new)):
-        if path is None:
+        if path is None or is_relations_file(path):
             continue
         try:
             specs[name] = load_spec(path)
         except SpecError as exc:
-            d.errors.append(f"{name} version: {exc}")
+            message = str(exc)
+            if name == "old" and old_label:
+                message = message.replace(path, old_label)
+            d.errors.append(f"{name} version: {message}")
     if "old" in specs and "new" in specs:
         a, b = _readings(specs["old"]), _readings(specs["new"])
         d.added = [f for f in b if f not in a]
@@ -86,63 +126,116 @@ def diff_files(old: str | None, new: str | None, label: str) -> SpecDiff:
         d.added = [f.id for f in specs["new"].fragments()]
     elif "old" in specs:
         d.removed = [f.id for f in specs["old"].fragments()]
+    # every verdict of the scope: the file's own here, the other files' in d.related
     va, vb = _verdicts(old), _verdicts(new)
-    for k in sorted(set(va) | set(vb)):
-        if va.get(k) != vb.get(k):
-            d.verdicts.append((k, va.get(k), vb.get(k)))
-    if not (d.fragments or d.added or d.removed or d.verdicts or d.errors) and status == "modified":
+    own = os.path.basename(new or old or label)
+    _changes(va.pop(own, {}), vb.pop(own, {}), d)
+    # the other files of the scope, where both versions have one (an added or removed file's scope
+    # exists on one side only: its own verdicts say what changed)
+    for name in sorted(set(va) | set(vb)) if old and new else ():
+        other = SpecDiff(os.path.join(os.path.dirname(label), name), "affected", by=[label])
+        _changes(va.get(name, {}), vb.get(name, {}), other)
+        if other.verdicts:
+            d.related.append(other)
+    if not (d.fragments or d.added or d.removed or d.verdicts or d.errors or d.related) and status == "modified":
         d.status = "unchanged"
     return d
 
 
-def _git(args, cwd) -> str:
+def _git(args, cwd, limit: int = GIT_LISTING_MAX) -> bytes:
+    """git's output, read with a limit (git is killed past it, or past GIT_TIMEOUT_S)."""
     try:
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL)
+        return run_bounded(["git", *args], cwd, limit, GIT_TIMEOUT_S)
     except FileNotFoundError:
         raise UsageError("--base needs git on PATH") from None
-    if proc.returncode != 0:
-        raise UsageError(f"git {' '.join(args)}: {proc.stderr.strip()[:300]}")
-    return proc.stdout
+    except GitError as exc:
+        raise UsageError(f"git {' '.join(args)[:200]}: {exc}") from None
+
+
+def _blob(rev: str, rel: str, top: str) -> bytes:
+    """The bytes of `rel` at `rev`, at most MAX_BYTES: its size is asked first, then the blob is
+    read with that bound. A SpecError located at REV:path:1:1 otherwise."""
+    where = SourceSpan(f"{rev}:{rel}", 1, 1)
+    try:
+        size = run_bounded(["git", "cat-file", "-s", f"{rev}:{rel}"], top, 64, GIT_TIMEOUT_S).strip()
+        if not size.isdigit():
+            raise GitError(f"git gives its size as {shown(size.decode('ascii', 'replace'))}")
+        if int(size) > MAX_BYTES:
+            raise SpecError(where, f"file is larger than {MAX_BYTES} bytes")
+        return run_bounded(["git", "cat-file", "blob", f"{rev}:{rel}"], top, MAX_BYTES, GIT_TIMEOUT_S)
+    except FileNotFoundError:
+        raise UsageError("--base needs git on PATH") from None
+    except GitError as exc:
+        raise SpecError(where, f"cannot read it from git: {exc}") from None
 
 
 def diff_base(rev: str, paths: list, spec_files) -> list:
     """Each spec file under `paths` against its version at git revision `rev`."""
     if rev.startswith("-"):
         raise UsageError(f"--base takes a revision, not {rev!r}")
-    top = _git(["rev-parse", "--show-toplevel"], os.getcwd()).strip()
+    top = os.fsdecode(_git(["rev-parse", "--show-toplevel"], os.getcwd()).strip())
     _git(["rev-parse", "--verify", "--quiet", rev + "^{commit}"], top)
     now = {os.path.relpath(os.path.abspath(p), top).replace(os.sep, "/"): p for p in spec_files(paths)}
     prefixes = [os.path.relpath(os.path.abspath(p), top).replace(os.sep, "/") for p in paths]
-    then = [f for f in _git(["ls-tree", "-r", "--name-only", rev, "--", *prefixes], top).splitlines()
-            if f.endswith((".yaml", ".yml"))]
+    listing = _git(["ls-tree", "-r", "-z", "--name-only", rev, "--", *prefixes], top)
+    then = [f for f in (os.fsdecode(n) for n in listing.split(b"\0") if n) if f.endswith((".yaml", ".yml"))]
     out = []
     tmp = tempfile.mkdtemp(prefix="checker-diff-")
     try:
         for rel in sorted(set(now) | set(then)):
-            old = None
+            old = error = None
             if rel in then:
-                old = os.path.join(tmp, rev.replace("/", "_"), rel)
-                os.makedirs(os.path.dirname(old), exist_ok=True)
-                with open(old, "w") as fh:
-                    fh.write(_git(["show", f"{rev}:{rel}"], top))
+                try:
+                    data = _blob(rev, rel, top)
+                except SpecError as exc:
+                    error = exc
+                else:
+                    old = os.path.join(tmp, rev.replace("/", "_"), rel)
+                    os.makedirs(os.path.dirname(old), exist_ok=True)
+                    with open(old, "wb") as fh:  # bytes as they are: the loader says what is wrong with them
+                        fh.write(data)
             new = now.get(rel)
-            if _is_relations(new or old):
+            if old and new and same_bytes(old, new, MAX_BYTES):
                 continue
-            if old and new and _same(old, new):
-                continue
-            out.append(diff_files(old, new, new or rel))
+            out.append((old, new, new or rel, f"{rev}:{rel}", error))
+        # once every file is fetched: a diff proves the file's scope, which reads the files beside it
+        out = [diff_files(*args) for args in out]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 
-def _same(a: str, b: str) -> bool:
-    with open(a, "rb") as fa, open(b, "rb") as fb:
-        return fa.read() == fb.read()
+
+def diff_pair(old: str, new: str) -> SpecDiff:
+    """`checker diff OLD NEW`: what changes if OLD stood where NEW stands. OLD is judged in NEW's
+    folder (a temporary copy of NEW's scope with OLD in NEW's place), so the relations and specs
+    of the scope are the same on both sides and only the edit differs."""
+    from checker.scope import widen
+
+    tmp = tempfile.mkdtemp(prefix="checker-diff-")
+    try:
+        for f in widen([new]).files:
+            if os.path.abspath(f) != os.path.abspath(new):
+                shutil.copyfile(f, os.path.join(tmp, os.path.basename(f)))
+        placed = os.path.join(tmp, os.path.basename(new))
+        shutil.copyfile(old, placed)
+        return diff_files(placed, new, new, old)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _is_relations(path) -> bool:
-    from checker.files import is_relations_file
-
-    return is_relations_file(path)
+def flatten(diffs: list) -> list:
+    """The edited files' diffs, then one for each other file of their scopes whose verdicts
+    changed (a relation an edit broke is listed once, under the relations file, with every
+    edited file whose scope it is in)."""
+    out, others = list(diffs), {}
+    for d in diffs:
+        for r in d.related:
+            mine = next((x for x in out if x.path == r.path), None) or others.get(r.path)
+            if mine is None:
+                others[r.path] = r
+                continue
+            mine.verdicts.extend(v for v in r.verdicts if v not in mine.verdicts)
+            mine.why.update({k: w for k, w in r.why.items() if k not in mine.why})
+            mine.by.extend(b for b in r.by if b not in mine.by)
+    return out + [others[p] for p in sorted(others)]

@@ -96,7 +96,7 @@ class _Context:
         self.relations = []
         known = {os.path.abspath(path): self.spec}
         for rp in relation_files:
-            for rel in load_relations(rp, known):
+            for rel in load_relations(rp, known, only={self.spec.shape}):  # those that read this spec
                 self.relations.append((rp, rel))
         self.dumps = _dumps_of(self.spec, path, dumps)
 

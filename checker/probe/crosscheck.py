@@ -107,6 +107,28 @@ def _predicts(v, geo, d, spec_path, subject, tag) -> Result:
                   subject=subject, message=msg)
 
 
+def malformed(d, message: str) -> Result:
+    """A dump that cannot be checked: a located error (exit 3, like a spec that cannot be loaded)."""
+    return Result(d.path, None, "dump", SPEC_ERROR, location=f"{d.path}:1:1", message=message,
+                  detail={"dump": d.path, "source": d.header.get("source")})
+
+
+def registers_fit(v, geo, d) -> str | None:
+    """Why the dump's register images are not the variant's (count of registers per lane, width of a
+    word), or None: a dump is read against the spec's geometry before anything computes with it."""
+    for op in "ABCD":
+        g, regs, bits = geo[op], d.registers.get(op), d.bits.get(op)
+        if regs is None:
+            return f"the dump has no {op} registers"
+        row = next((r for r in g.fragment.table if g.type in r.types), None)
+        where = f" (spec {row.span})" if row is not None and getattr(row, "span", None) else ""
+        if regs.ndim != 3 or regs.shape[2] != g.count or (bits is not None and bits != g.reg_bits):
+            has = f"{regs.shape[2] if regs.ndim == 3 else '?'} x {bits or '?'}-bit"
+            return (f"registers.{op} holds {has} registers per lane, but {v.instruction} takes "
+                    f"{g.count} x {g.reg_bits}-bit for {op} (.{g.type}){where}")
+    return None
+
+
 def check_dump(v, spec_path: str, d) -> list:
     t0 = time.perf_counter()
     subject = v.instruction.replace("mma.sync.aligned.", "")
@@ -116,6 +138,9 @@ def check_dump(v, spec_path: str, d) -> list:
     except ModelError as exc:
         return [Result(spec_path, v.a.id, "predicts", REFUTED, location=str(v.a.span), subject=subject,
                        message=f"{tag}{exc}")]
+    wrong = registers_fit(v, geo, d)
+    if wrong is not None:
+        return [malformed(d, wrong)]
     shp = shapes(v)
     out = [_predicts(v, geo, d, spec_path, subject, tag)]
     for op in ("A", "B", "D"):
@@ -160,9 +185,13 @@ def crosscheck(specs: list, dump_paths: list) -> tuple:
         instr = d.header["instruction"]
         if instr not in by_instruction:
             if d.header["shape"] in shapes_given:
-                results.append(Result(shapes_given[d.header["shape"]], None, "predicts", REFUTED, location=p,
-                                      subject=instr, message=f"the dump is of {instr}, which the spec no "
-                                      "longer describes"))
+                spec_path = shapes_given[d.header["shape"]]
+                results.append(Result(spec_path, None, "predicts", REFUTED, location=f"{p}:1:1",
+                                      subject=instr.replace("mma.sync.aligned.", ""),
+                                      message=f"the dump is of {instr}, which {spec_path} no longer describes "
+                                      f"(it describes {sum(1 for i in by_instruction if by_instruction[i][0] == spec_path)}"
+                                      " variants; re-record or delete the dump)",
+                                      detail={"dump": p, "source": d.header["source"]}))
             else:
                 other += 1
             continue
@@ -193,7 +222,7 @@ def render_text(results: list, stats: dict, seconds: float) -> str:
         ok = all(r.verdict == PROVED for r in rs)
         failed = ", ".join(r.property for r in rs if r.verdict != PROVED)
         warps = next((r.detail.get("warps") for r in rs if r.property == "predicts"), None)
-        lines.append(f"{'agrees' if ok else 'DISAGREES':9s} {subject:48s} {source:9s} "
+        lines.append(f"{'agrees' if ok else 'DISAGREES':9s} {subject:48s} {source or '-':9s} "
                      + (f"{warps} warps bit for bit; every A, B and D slot where the spec puts it" if ok
                         else f"fails {failed}"))
     lines.append("")

@@ -18,11 +18,11 @@ import hashlib
 import io
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from checker.errors import SourceSpan, SpecError
+from checker.errors import SourceSpan, SpecError, UsageError
 from checker.spec.load import validator
 
 FORMAT = "ptx-fragment-checker/probe-dump"
@@ -39,6 +39,7 @@ class Dump:
     path: str
     header: dict  # everything but the register data
     registers: dict  # A, B, C, D -> (warps, 32, count) uint64
+    bits: dict = field(default_factory=dict)  # A, B, C, D -> the width of a register word in the file: 32 or 64
 
     @property
     def synthetic(self) -> bool:
@@ -50,8 +51,10 @@ def file_name(shape: str, variant: str) -> str:
 
 
 def sha256_file(path: str) -> str:
-    with open(path, "rb") as fh:
-        return hashlib.sha256(fh.read()).hexdigest()
+    from checker.bounded import read_regular
+    from checker.spec.yamlload import MAX_BYTES
+
+    return hashlib.sha256(read_regular(path, MAX_BYTES, "spec")).hexdigest()
 
 
 def _encode(regs: np.ndarray, bits: int) -> dict:
@@ -67,9 +70,13 @@ def write(path: str, header: dict, registers: dict, bits: dict) -> None:
     buf = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
         gz.write(raw)
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "wb") as fh:
-        fh.write(buf.getvalue())
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "wb") as fh:
+            fh.write(buf.getvalue())
+    except OSError as exc:  # --out is checked first (checker/outputs.py); what the system refuses even so
+        raise UsageError(f"--out {os.path.dirname(path) or '.'}: cannot write {path} "
+                         f"({(exc.strerror or str(exc)).lower()})") from None
 
 
 def _bad(path: str, message: str) -> SpecError:
@@ -78,10 +85,11 @@ def _bad(path: str, message: str) -> SpecError:
 
 def read(path: str) -> Dump:
     """A dump, or a SpecError saying what is wrong with the file."""
-    if os.path.getsize(path) > MAX_COMPRESSED:
-        raise _bad(path, f"dump is larger than {MAX_COMPRESSED >> 20} MiB compressed")
+    from checker.bounded import read_regular
+
+    packed = read_regular(path, MAX_COMPRESSED, "dump")  # a regular file, bounded: never a FIFO or /dev/zero
     try:
-        with gzip.open(path, "rb") as gz:
+        with gzip.GzipFile(fileobj=io.BytesIO(packed), mode="rb") as gz:
             raw = gz.read(MAX_EXPANDED + 1)
     except (OSError, EOFError) as exc:
         raise _bad(path, f"not a gzip file: {exc}") from None
@@ -100,7 +108,7 @@ def read(path: str) -> Dump:
         e = errors[0]
         where = ".".join(str(p) for p in e.absolute_path) or "the top"
         raise _bad(path, f"at {where}: {e.message[:300]}")
-    registers = {}
+    registers, bits = {}, {}
     warps = sum(b["count"] for b in doc["patterns"])
     for op, enc in doc["registers"].items():
         try:
@@ -113,8 +121,9 @@ def read(path: str) -> Dump:
         if len(data) != int(np.prod(shape)) * enc["bits"] // 8:
             raise _bad(path, f"registers.{op} holds {len(data)} bytes, not the {list(shape)} its shape says")
         registers[op] = np.frombuffer(data, dtype="<u4" if enc["bits"] == 32 else "<u8").reshape(shape).astype(np.uint64)
+        bits[op] = enc["bits"]
     header = {k: v for k, v in doc.items() if k != "registers"}
-    return Dump(path, header, registers)
+    return Dump(path, header, registers, bits)
 
 
 def find(paths) -> list:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import time
 
+from checker.errors import UsageError
 from checker.report import site
 from checker.results import exit_code
 
@@ -27,7 +28,11 @@ def run(files: list, args, out) -> int:
         out.write(f"{verdict} ({time.perf_counter() - t0:.2f} s)\n")
         return max(1 if problems else 0, exit_code(report.results))
     outputs, report = site.render(files, args.jobs, dumps, None)
-    written = site.write(args.out, outputs)
+    try:
+        written = site.write(args.out, outputs)
+    except OSError as exc:  # checked before rendering (checker/outputs.py); what the system refuses even so
+        raise UsageError(f"--out {args.out}: cannot be written ({(exc.strerror or str(exc)).lower()}"
+                         + (f": {exc.filename}" if exc.filename else "") + ")") from None
     failing = sum(r.failed() for r in report.results)
     out.write(f"{args.out}: {len(outputs)} files, {len(written)} written or removed; open "
               f"{os.path.join(args.out, 'index.html')}; {failing} failing results "

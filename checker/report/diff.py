@@ -19,7 +19,9 @@ def as_json(diffs: list) -> dict:
                        "entries_moved": [{"lane": m[0], "i": m[1], "old": list(m[2]) if m[2] else None,
                                           "new": list(m[3]) if m[3] else None} for m in f.moved]}
                       for f in d.fragments],
-        "verdicts": [{"what": w, "old": o, "new": n} for w, o, n in d.verdicts]} for d in diffs],
+        "verdicts": [{"what": w, "old": o, "new": n, "location": d.why.get(w, (None,))[0],
+                      "why": d.why.get(w, (None, None))[1]} for w, o, n in d.verdicts],
+        "affected_by": d.by} for d in diffs],
         "worse": any(d.worse for d in diffs)}
 
 
@@ -32,15 +34,26 @@ def _facts(d, name=str) -> list:
     return out
 
 
+def _status(d) -> str:
+    if d.status == "affected":
+        return f"not edited; verdicts changed by the edit of {', '.join(d.by)}"
+    return d.status
+
+
 def as_text(diffs: list) -> str:
     lines = []
     for d in diffs:
-        lines.append(f"{d.path}: {d.status}" + (" (a verdict got worse)" if d.worse else ""))
+        lines.append(f"{d.path}: {_status(d)}" + (" (a verdict got worse)" if d.worse else ""))
         lines.extend(f"  {text}" for _, text in _facts(d))
         for f in d.fragments:
             lines.append(f"  {summary(f)}")
         for w, o, n in d.verdicts[:_MAX_VERDICTS]:
             lines.append(f"  verdict {_verdict_line(w, o, n)}")
+            if w in d.why:
+                at, why, replay = d.why[w]
+                lines.append(f"    {at}: {why}")
+                if replay:
+                    lines.append(f"    replay: {replay}")
         if len(d.verdicts) > _MAX_VERDICTS:
             lines.append(f"  ... {len(d.verdicts) - _MAX_VERDICTS} more verdict changes (--format json lists all)")
     if not diffs:
@@ -59,7 +72,7 @@ def as_markdown(diffs: list) -> str:
     if not diffs:
         lines.append("No spec file changed.")
     for d in diffs:
-        lines.append(f"#### `{d.path}` — {d.status}")
+        lines.append(f"#### `{d.path}` — {_status(d)}")
         lines.append("")
         lines.extend(f"- {':x: ' if bad else ''}{_cell(text)}" for bad, text in _facts(d, lambda x: f"`{x}`"))
         if d.fragments:
@@ -73,5 +86,11 @@ def as_markdown(diffs: list) -> str:
                 lines.append(f"| {_cell(w)} | {o or '—'} | {n or '—'}{mark} |")
             if len(d.verdicts) > _MAX_VERDICTS:
                 lines.append(f"\n{len(d.verdicts) - _MAX_VERDICTS} more verdict changes are in `--format json`.")
+            broke = [(w, d.why[w]) for w, _, _ in d.verdicts[:_MAX_VERDICTS] if w in d.why]
+            if broke:
+                lines.append("")
+            for w, (at, why, replay) in broke:
+                lines.append(f"- :x: **{_cell(w)}** at `{at}`: {_cell(why)}"
+                             + (f" — replay: `{replay}`" if replay else ""))
         lines.append("")
     return "\n".join(lines) + "\n"

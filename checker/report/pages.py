@@ -212,7 +212,8 @@ def _fragment_blocks(name, fv, timings, figs) -> list:
     for k, e in enumerate(fv.errata, 1):
         er = e.erratum
         blocks += [Heading(3, f"{f.id}: erratum {k}", doc.anchor(f"{f.id} erratum {k}")),
-                   Para(f"Printed `{er.printed}`, read as `{er.value.text}` (at `{er.span}`). {er.erratum}"),
+                   Para(("Printed as an empty cell" if er.printed == "" else f"Printed `{er.printed}`")
+                        + f", read as `{er.value.text}` (at `{er.span}`; {er.kind}). {er.erratum}"),
                    Table(["the printed text fails", "counterexample", "where"],
                          [[r.property, r.message, _loc(r.location)] for r in e.results])]
         replays = [r.counterexample["replay"] for r in e.results if r.counterexample.get("replay")]

@@ -27,6 +27,12 @@ RULES = {
     "identifies-B": "Every B slot is where the spec puts it (probe identification)",
     "identifies-D": "Every D slot is where the spec puts it (probe identification)",
     "dump": "A probe dump file is well formed",
+    "types-named": "A title, caption or sentence names the types its tables give",
+    "register-words": "A Fragment cell's count of elements a register holds fits the register and the table",
+    "wording": "No doubled word, no space before a comma",
+    "elements-listed": "Every row of a dense fragment's table lists its elements",
+    "words": "The document's words (titles, captions, cells) agree with its tables",
+    "erratum": "A declared erratum fails exactly as it says",
 }
 
 
@@ -72,6 +78,11 @@ def render(results: list, version: str) -> dict:
             uri, line, col = where
             item["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": uri},
                                                        "region": {"startLine": line, "startColumn": col}}}]
+        rel = _region((r.counterexample or {}).get("relation_at"))
+        if rel and "locations" in item:  # a relation located at a formula: its own line too
+            item["relatedLocations"] = [{"id": 0, "message": {"text": f"relation {r.subject} is declared here"},
+                                         "physicalLocation": {"artifactLocation": {"uri": rel[0]},
+                                                              "region": {"startLine": rel[1], "startColumn": rel[2]}}}]
         props = {"verdict": r.verdict, "spec": r.spec}
         if r.counterexample:
             props["counterexample"] = r.counterexample

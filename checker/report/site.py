@@ -1,7 +1,7 @@
 """`checker report`: write the report folder, or (`--check`) say which of its files are stale.
 
-The files the report owns: index.html, the Markdown pages, timings.json and everything under
-figures/. Everything else in the folder (hardware/, synthetic/, ...) is left alone. Timings are
+The files the report owns: index.html, the Markdown pages, errata.md, timings.json and everything
+under figures/. Everything else in the folder (hardware/, synthetic/, ...) is left alone. Timings are
 the one part of a report that differs from run to run, so they live in timings.json: a check
 renders with the committed timings and compares every other byte."""
 from __future__ import annotations
@@ -10,11 +10,12 @@ import json
 import os
 import time
 
-from checker.report import html, isa, markdown
+from checker.report import errata, html, isa, markdown
 from checker.report.gather import gather, key
 from checker.report.pages import TITLE, build
 
 TIMINGS = "timings.json"
+ERRATA = "errata.md"  # for a documentation owner: every confirmed erratum, with its evidence
 FIGURES = "figures"
 
 
@@ -31,15 +32,19 @@ def render(files: list, jobs: int, dumps: str | None, timings: dict | None):
     outputs["index.html"] = html.render(pages, TITLE)
     outputs.update({f"{FIGURES}/{name}": svg for name, svg in figs.items()})
     outputs[TIMINGS] = json.dumps(dict(sorted(timings.items())), indent=0) + "\n"
+    outputs[ERRATA] = errata.render_markdown(errata.collect([(v.path, v.spec) for v in report.specs if v.spec],
+                                                            report.results))
     return outputs, report
 
 
 def committed_timings(out: str) -> dict | None:
+    raw = _read(os.path.join(out, TIMINGS))
+    if raw is None:
+        return None
     try:
-        with open(os.path.join(out, TIMINGS), encoding="utf-8") as fh:
-            data = json.load(fh)
+        data = json.loads(raw)
         return {k: float(v) for k, v in data.items()} if isinstance(data, dict) else None
-    except (OSError, ValueError, TypeError):
+    except (ValueError, TypeError, AttributeError, RecursionError):
         return None
 
 
@@ -92,9 +97,14 @@ def _clip(s: str) -> str:
     return s if len(s) <= 100 else s[:97] + "..."
 
 
+MAX_PAGE = 64 << 20  # the committed report's files are read back for --check: bounded, regular files only
+
+
 def _read(path: str) -> str | None:
+    from checker.bounded import read_regular
+    from checker.errors import SpecError
+
     try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            return fh.read()
-    except (OSError, UnicodeDecodeError):
+        return read_regular(path, MAX_PAGE).decode("utf-8")
+    except (SpecError, UnicodeDecodeError):
         return None

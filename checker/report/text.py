@@ -15,7 +15,9 @@ def _cex_lines(cex: dict) -> list:
     return out
 
 
-def prove_report(results: list, seconds: float, files: int, relation_files: int = 0, cached: bool = False) -> str:
+def prove_report(results: list, seconds: float, files: int, relation_files: int = 0, cached: bool = False,
+                 scope: str = "") -> str:
+    """`scope`: the line that says what the scope rule added to the files given (checker/scope.py)."""
     lines = []
     by_fragment: dict = {}
     theorems: dict = {}
@@ -50,8 +52,16 @@ def prove_report(results: list, seconds: float, files: int, relation_files: int 
                 lines.append(f"  proved {r.property}: {r.subject}: {r.message}")
             elif r.declared:
                 lines.append(f"  refuted as declared {r.property}: {r.subject}: {r.message}")
+            elif r.erratum:  # an erratum of a title's or a sentence's words (checker.theorems.wording)
+                lines.append(f"{r.location}: note: erratum confirmed: {r.subject} {r.property}: {r.message}")
             else:
                 lines.append(f"{r.location}: error: {r.property} {r.subject} {r.verdict.lower()}: {r.message}")
+                cex = r.counterexample or {}
+                if cex.get("relation_at") and cex["relation_at"] != r.location:
+                    lines.append(f"{cex['relation_at']}: note: relation {r.subject} is declared here")
+                lines.extend(_cex_lines(cex))
+    if scope:
+        lines.append(scope)
     frag = [r for r in results if r.subject is None]
     theo = [r for r in results if r.subject is not None]
     s, t = summary(frag), summary(theo)
@@ -59,7 +69,7 @@ def prove_report(results: list, seconds: float, files: int, relation_files: int 
     lines.append(
         f"{specs} spec{'s' if specs != 1 else ''}, {len({(r.spec, r.fragment) for r in frag if r.fragment})} fragments: "
         f"{s['proved']} proved, {s['refuted']} refuted, {s['unknown']} unknown, {s['spec_errors']} spec errors; "
-        f"{s['errata_confirmed']} errata confirmed; "
+        f"{s['errata_confirmed'] + t['errata_confirmed']} errata confirmed; "
         + (f"{relation_files} relations file{'s' if relation_files != 1 else ''}; " if relation_files else "")
         + f"theorems: {t['proved']} proved, {t['declared_refutations']} refuted as declared, "
         f"{t['refuted'] + t['unknown'] + t['spec_errors']} failed ({seconds:.2f} s"

@@ -79,6 +79,8 @@ def _dyadic(A, B, C):
     scaled integers could overflow int64 or the result would not be a float64 exactly."""
     ea, eb, ec = _low_exponent(A), _low_exponent(B), _low_exponent(C)
     s = min(ea + eb, ec)
+    if ea + eb - s > 62:  # the products' scale cannot be an int64 factor (a subnormal C, say)
+        return None
     k = A.shape[-1]
     top = lambda x, e: float(np.abs(x).max(initial=0)) * 2.0 ** -e  # noqa: E731
     bound = top(A, ea) * top(B, eb) * k * 2.0 ** (ea + eb - s) + top(C, s)

@@ -83,7 +83,9 @@ class _Interpreter:
         self.header = (f"(set-logic {logic})\n" if logic else "") + "(set-option :random-seed 0)\n"
         self.sent: set = set()
         self.rlimit = None
-        self.run(self.header)
+        # not in the header (dumps stay plain SMT-LIB): z3 would otherwise catch SIGINT inside a
+        # query and answer it `unknown`, so that Ctrl-C gave a result instead of ending the process
+        self.run(self.header + "(set-option :ctrl_c false)\n")
 
     def run(self, text: str) -> str:
         return libz3.eval_smtlib2(self.ctx, text)

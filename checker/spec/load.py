@@ -7,6 +7,7 @@ import os
 import re
 from importlib import resources
 
+from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
 from checker.spec import model, text, yamlload
 
@@ -54,6 +55,7 @@ def check_structure(doc: yamlload.Document, schema_name: str = "spec.schema.json
     if not isinstance(doc.value, dict):
         raise SpecError(doc.span(()), f"expected a mapping at the top of the file, found {type(doc.value).__name__}")
     if _valid(doc.value, schema_name):
+        _integers(doc)
         return
     errors = list(validator(schema_name).iter_errors(doc.value))
     if not errors:
@@ -69,11 +71,40 @@ def check_structure(doc: yamlload.Document, schema_name: str = "spec.schema.json
         extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
         allowed = ", ".join(sorted(err.schema.get("properties", {})))
         key_path = path + (extra[0],)
-        raise SpecError(doc.span(key_path, key=True), f"unknown key {extra[0]!r} in {_path_str(path)}",
+        raise SpecError(doc.span(key_path, key=True), f"unknown key {shown(extra[0])} in {_path_str(path)}",
                         f"allowed keys: {allowed}")
     if err.validator == "required":
         raise SpecError(doc.span(path), f"{_path_str(path)}: {err.message}")
     raise SpecError(doc.span(path), f"{_path_str(path)}: {_message(err)}")
+
+
+def _integers(doc: yamlload.Document) -> None:
+    """JSON Schema's "integer" is any number with a zero fraction, so `count: 4.0` passes it and
+    would reach range() as a float. No schema here takes a number that is not an integer (no
+    "number" type; numeric enums are integers), so in a file that passed the schema every float
+    stands where an integer goes: the first one, in file order, is the error. (Booleans fail
+    "integer" in both validators already.)"""
+    found, stack = [], [((), doc.value)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, float):
+            found.append(path)
+        elif isinstance(value, dict):
+            stack.extend((path + (k,), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((path + (k,), v) for k, v in enumerate(value))
+    if found:
+        path = min(found, key=lambda p: (doc.span(p).line, doc.span(p).col))
+        node = doc.nodes.get(path)
+        written = node.value if isinstance(getattr(node, "value", None), str) else _lookup(doc.value, path)
+        raise SpecError(doc.span(path), f"{_path_str(path)}: {shown(written, quote=False)} is not an integer",
+                        "write a whole number without a decimal point or exponent")
+
+
+def _lookup(value, path):
+    for p in path:
+        value = value[p]
+    return value
 
 
 def _gate_error(doc: yamlload.Document, schema_name: str):
@@ -145,10 +176,17 @@ class _Meaning:
                                            (m, n, k))
                              for fi, fr in enumerate(sec.get(key, []))] for key in ("fragments", "figures_only"))
             same = tuple(model.SameAs(tuple(x["operands"]), x["printed"], tuple(x["fragments"]),
-                                      self.span(base + ["same_as", xi]))
+                                      self.span(base + ["same_as", xi]),
+                                      tuple(self.erratum(e, base + ["same_as", xi, "errata", k], "same_as", where="same_as")
+                                            for k, e in enumerate(x.get("errata", []))),
+                                      self.span(base + ["same_as", xi, "printed"]))
                          for xi, x in enumerate(sec.get("same_as", [])))
+            title_errata = tuple(self.erratum(e, base + ["errata", k], "title", where="section")
+                                 for k, e in enumerate(sec.get("errata", [])))
             sections.append(model.Section(sec["section"], sec["title"], sec["seed"], comps, tuple(frags), same,
-                                          tuple(drawn)))
+                                          tuple(drawn), title_errata, self.span(base + ["title"]),
+                                          tuple(sec.get("versions", ())),
+                                          tuple(model.Difference(**d) for d in sec.get("differences", ()))))
         return model.Spec(self.doc.path, shape, m, n, k, tuple(sections))
 
     def unique(self, seen: dict, fpath: list, fid: str) -> list:
@@ -182,13 +220,20 @@ class _Meaning:
                                 f"lanes {missing[:8]} take part in no computation; every lane of the warp must")
         return tuple(comps)
 
-    def erratum(self, e, epath, default_field, row=None) -> model.Erratum:
+    ERRATUM_FIELDS = {"row": ("elements", "fragment"), "fragment": ("formula", "header", "caption"),
+                      "section": ("title",), "same_as": ("same_as",)}
+
+    def erratum(self, e, epath, default_field, row=None, where=None, empty=False) -> model.Erratum:
         fld = e.get("field", default_field)
-        allowed = ("elements",) if row is not None else ("formula", "header")
+        allowed = self.ERRATUM_FIELDS[where or ("row" if row is not None else "fragment")]
         if fld not in allowed:
             raise SpecError(self.span(epath + ["field"]), f"an erratum here corrects {' or '.join(allowed)}, not {fld}")
+        if (e["printed"] == "") != (empty and fld == "elements"):
+            raise SpecError(self.span(epath + ["printed"]),
+                            "printed: \"\" stands for an Elements cell the document leaves empty (elements: null)"
+                            if e["printed"] == "" else "this Elements cell is empty: its erratum has printed: \"\"")
         return model.Erratum(fld, e["printed"], self.stext(epath + ["value"]), tuple(e["breaks"]),
-                             e["erratum"], self.span(epath), row)
+                             e["erratum"], self.span(epath), row, e.get("kind", "contradiction"))
 
     def fragment(self, fr, fpath, section, comps, mnk) -> model.Fragment:
         rows = []
@@ -196,27 +241,31 @@ class _Meaning:
         for ri, r in enumerate(fr["table"]):
             rpath = fpath + ["table", ri]
             elements = self.stext(rpath + ["elements"]) if r.get("elements") is not None else None
-            if elements is None and r.get("errata"):
-                raise SpecError(self.span(rpath + ["errata"]), "an erratum on an empty element list")
             for k, e in enumerate(r.get("errata", [])):
-                errata.append(self.erratum(e, rpath + ["errata", k], "elements", row=ri))
+                errata.append(self.erratum(e, rpath + ["errata", k], "elements", row=ri, empty=elements is None))
             reg = r["registers"]
+            if reg["count"] * reg.get("per_register", 1) > MAX_ELEMENTS:  # from the numbers, before any domain is built
+                raise SpecError(self.span(rpath + ["registers"]), f"{reg['count']} registers x "
+                                f"{reg.get('per_register', 1)} elements is more than {MAX_ELEMENTS} elements per lane")
             rows.append(model.TableRow(tuple(r["types"]), r["fragment"], reg["count"], reg["kind"],
                                        reg.get("per_register"), elements, self.span(rpath),
-                                       reg.get("container_bits"), reg.get("out_of"), r.get("elements_note")))
+                                       reg.get("container_bits"), reg.get("out_of"), r.get("elements_note"),
+                                       self.span(rpath + ["fragment"])))
         mrows, mcols = model.dims(fr["operand"], *mnk)
         sparsity = self.sparsity(fr, fpath, rows, mcols, comps) if "sparsity" in fr else None
         if sparsity is not None:
             mcols = mcols * sparsity.nonzero // sparsity.chunk
-        elif rows[0].elements is None:
+        elif rows[0].elements is None and not any(e.row == 0 and e.printed == "" for e in errata):
             raise SpecError(self.span(fpath + ["table", 0, "elements"]),
-                            "the first table row must give the element list")
+                            "the first table row must give the element list (or, where the document's cell "
+                            "is empty, an erratum with printed: \"\" that reads it)")
         return model.Fragment(
             id=fr["id"], operand=fr["operand"], layout=fr.get("layout"),
             header=self.stext(fpath + ["header"]), table=tuple(rows), figures=tuple(fr["figures"]),
             caption=fr.get("caption"),
             formula=self.stext(fpath + ["formula"]) if "formula" in fr else None, errata=tuple(errata), section=section,
-            computations=comps, rows=mrows, cols=mcols, span=self.span(fpath), sparsity=sparsity)
+            computations=comps, rows=mrows, cols=mcols, span=self.span(fpath), sparsity=sparsity,
+            caption_span=self.span(fpath + ["caption"]) if "caption" in fr else None)
 
     def sparsity(self, fr, fpath, rows, k, comps) -> model.Sparsity:
         """Only A is sparse, and every table row must say how many of how many consecutive

@@ -17,13 +17,24 @@ LETTER = {"A": "a", "B": "b", "C": "c"}
 class Erratum:
     """A printed text kept as printed, the reading used instead, and what the printed one breaks."""
 
-    field: str  # formula | header | elements
-    printed: str
+    field: str  # formula | header | elements | caption | fragment (a row's cell) | title | same_as
+    printed: str  # "" only for an Elements cell the document leaves empty
     value: SourceText
     breaks: tuple
     erratum: str
     span: SourceSpan
-    row: int | None  # table row, for element-list errata
+    row: int | None  # table row, for element-list and Fragment-cell errata
+    kind: str = "contradiction"  # or "judgment": the printed text is odd, not self-contradictory
+
+    @property
+    def words(self) -> bool:
+        """An erratum of the document's words (checker.theorems.wording), not of a layout: the
+        fragment proofs neither apply nor revert it."""
+        return self.field in WORD_FIELDS or self.printed == "" or set(self.breaks) <= WORD_CHECKS
+
+
+WORD_FIELDS = frozenset({"caption", "fragment", "title", "same_as"})
+WORD_CHECKS = frozenset({"types-named", "register-words", "wording", "elements-listed"})
 
 
 @dataclass(frozen=True)
@@ -40,6 +51,7 @@ class TableRow:
     container_bits: int | None = None  # an element's bits in its register, where wider than its type
     out_of: int | None = None  # sparse A: "... non-zero elements out of 4 consecutive elements"
     elements_note: str | None = None  # sparse A: the Elements cell, which describes rather than lists
+    fragment_span: SourceSpan | None = None
 
 @dataclass(frozen=True)
 class Sparsity:
@@ -86,6 +98,7 @@ class Fragment:
     span: SourceSpan
     caption: str | None = None  # the figure's caption, verbatim
     sparsity: Sparsity | None = None  # sparse A (mma.sp): rows x cols is the compressed A
+    caption_span: SourceSpan | None = None
 
     @property
     def letter(self) -> str:
@@ -105,6 +118,8 @@ class SameAs:
     printed: str
     fragments: tuple  # "shape/id"
     span: SourceSpan
+    errata: tuple = ()  # of the sentence's words
+    printed_span: SourceSpan | None = None
 
 
 @dataclass(frozen=True)
@@ -118,6 +133,22 @@ class Section:
     fragments: tuple
     same_as: tuple = ()
     figures_only: tuple = ()  # Fragments with no formula: the document draws them only
+    errata: tuple = ()  # of the title's words
+    title_span: SourceSpan | None = None
+    versions: tuple = ()  # the document versions its text was checked against
+    differences: tuple = ()  # Difference: where another version prints a row otherwise
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A table row as another version of the document prints it (tests/unit/test_versions.py)."""
+
+    version: str
+    fragment: str
+    row: int  # 1-based
+    fragment_cell: str
+    elements_cell: str
+    note: str
 
 
 @dataclass(frozen=True)

@@ -31,15 +31,18 @@ def _texts(fragment: model.Fragment, revert):
     formula, header = fragment.formula, fragment.header
     elements = [row.elements for row in fragment.table]
     for e in fragment.errata:
-        if e is revert:
+        if e is revert or e.field in model.WORD_FIELDS:  # captions and Fragment cells: words, no layout
             continue
         if e.field == "formula":
             formula = formula.replace_once(e.printed, e.value, e.span)
         elif e.field == "header":
             header = header.replace_once(e.printed, e.value, e.span)
+        elif elements[e.row] is None:  # the document's empty cell, read as the list the erratum gives
+            elements[e.row] = e.value
         else:
             elements[e.row] = elements[e.row].replace_once(e.printed, e.value, e.span)
-    if revert is not None:  # the printed text must be found where the erratum says it is
+    # the printed text must be found where the erratum says it is (words: no layout text to look in)
+    if revert is not None and revert.printed and revert.field not in model.WORD_FIELDS:
         probe = {"formula": formula, "header": header}.get(revert.field) or elements[revert.row]
         probe.replace_once(revert.printed, revert.value, revert.span)
     return formula, header, elements

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from checker.bounded import shown
 from checker.errors import SourceSpan, SpecError
 
 
@@ -28,7 +29,7 @@ class SourceText:
         count = self.text.count(printed)
         if count != 1:
             found = "does not occur" if count == 0 else f"occurs {count} times"
-            raise SpecError(where, f"erratum's printed text {printed!r} {found} in the field it corrects",
+            raise SpecError(where, f"erratum's printed text {shown(printed)} {found} in the field it corrects",
                             "quote a substring that occurs exactly once")
         start = self.text.index(printed)
         end = start + len(printed)
@@ -36,10 +37,22 @@ class SourceText:
         return SourceText(self.text[:start] + value.text + self.text[end:], self.file, origins)
 
 
+_LAST: list = [(None, [])]  # (text, its lines): every node of a file splits the same text
+
+
+def _lines(doc_text: str) -> list:
+    """The file's lines, split once per file rather than once per node: splitting a 256 KB file
+    for each of its hundreds of scalars would be quadratic (seconds)."""
+    last = _LAST[0]
+    if last[0] is not doc_text:
+        last = _LAST[0] = (doc_text, doc_text.split("\n"))
+    return last[1]
+
+
 def from_node(node, doc_text: str, file: str) -> SourceText:
     """Positions for a YAML scalar node; exact for literal blocks and single-line scalars."""
     value = node.value
-    lines = doc_text.split("\n")
+    lines = _lines(doc_text)
     line0, col0 = node.start_mark.line, node.start_mark.column
     origins: list = []
     if node.style == "|":

@@ -2,7 +2,8 @@
 
 Specs arrive in pull requests, so the loader only composes (never constructs objects), refuses
 anchors/aliases, non-core tags, duplicate keys and several documents, and bounds size and depth
-before PyYAML sees the text.
+before PyYAML composes the text: a regular file of at most MAX_BYTES (checker.bounded), nesting
+counted on the parser's flat event stream (check_depth). Nothing else composes untrusted YAML.
 """
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from checker.bounded import shown
 from checker.errors import SourceSpan, SpecError
+from checker.recording import read_regular  # checker.bounded's, recorded for the cache
 
 MAX_BYTES = 256 * 1024
 MAX_DEPTH = 32
@@ -41,33 +44,40 @@ class Document:
         return SourceSpan(self.path, node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def _flow_depth(text: str) -> int:
-    """Bracket depth outside quotes: a cheap guard against nesting that would exhaust the stack."""
-    depth = best = 0
-    quote = None
-    for ch in text:
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "\n":
-            quote = None
-        elif ch in "[{":
-            depth += 1
-            best = max(best, depth)
-        elif ch in "]}":
-            depth = max(0, depth - 1)
-    return best
+_OPEN = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSE = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+def check_depth(text: str, path: str) -> None:
+    """Refuse nesting deeper than MAX_DEPTH before anything composes the text into nodes.
+
+    libyaml's composer recurses once per level of nesting, and a 200 KB file (`- - - - ... x`,
+    or `[[[[...` anywhere a bracket is not what it seems) overflows the C stack. Its parser does
+    not recurse: it hands out a flat stream of events, so counting the collections opened and
+    closed there is exact (quotes, block and flow styles, comments are the parser's business)
+    and stops at the first level too deep, having read only that far."""
+    loader = _Loader(text)
+    depth = 0
+    try:
+        while True:
+            event = loader.get_event()
+            if event is None:
+                return
+            if isinstance(event, _OPEN):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    mark = event.start_mark
+                    raise SpecError(SourceSpan(path, mark.line + 1, mark.column + 1),
+                                    f"YAML nesting deeper than {MAX_DEPTH}")
+            elif isinstance(event, _CLOSE):
+                depth -= 1
+    finally:
+        loader.dispose()
 
 
 def load(path: str, data: bytes | None = None) -> Document:
     if data is None:
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_BYTES + 1)
-        except OSError as exc:
-            raise SpecError(SourceSpan(path, 1, 1), f"cannot read file: {exc.strerror}") from None
+        data = read_regular(path, MAX_BYTES)  # a regular file, at most MAX_BYTES: before anything else
     where = SourceSpan(path, 1, 1)
     if len(data) > MAX_BYTES:
         raise SpecError(where, f"file is larger than {MAX_BYTES} bytes")
@@ -81,9 +91,8 @@ def load(path: str, data: bytes | None = None) -> Document:
         not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()
     ):
         raise SpecError(where, "file is empty, expected a spec mapping")
-    if _flow_depth(text) > MAX_DEPTH:
-        raise SpecError(where, f"YAML nesting deeper than {MAX_DEPTH}")
     try:
+        check_depth(text, path)  # before composing: the composer recurses
         nodes = list(yaml.compose_all(text, Loader=_Loader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -111,7 +120,7 @@ def _convert(doc: Document, node, path: tuple, seen: set, depth: int):
     doc.nodes[path] = node
     if isinstance(node, yaml.MappingNode):
         if node.tag != _CORE + "map":
-            raise SpecError(_span(doc, node), f"YAML tag {node.tag!r} is not allowed")
+            raise SpecError(_span(doc, node), f"YAML tag {shown(node.tag)} is not allowed")
         out = {}
         for knode, vnode in node.value:
             if isinstance(knode, yaml.ScalarNode) and knode.value == "<<":
@@ -119,20 +128,20 @@ def _convert(doc: Document, node, path: tuple, seen: set, depth: int):
             if not isinstance(knode, yaml.ScalarNode) or knode.tag != _CORE + "str":
                 raise SpecError(_span(doc, knode), "mapping keys must be plain strings")
             if knode.value in out:
-                raise SpecError(_span(doc, knode), f"duplicate key {knode.value!r}")
+                raise SpecError(_span(doc, knode), f"duplicate key {shown(knode.value)}")
             doc.key_nodes[path + (knode.value,)] = knode
             out[knode.value] = _convert(doc, vnode, path + (knode.value,), seen, depth + 1)
         return out
     if isinstance(node, yaml.SequenceNode):
         if node.tag != _CORE + "seq":
-            raise SpecError(_span(doc, node), f"YAML tag {node.tag!r} is not allowed")
+            raise SpecError(_span(doc, node), f"YAML tag {shown(node.tag)} is not allowed")
         return [_convert(doc, v, path + (k,), seen, depth + 1) for k, v in enumerate(node.value)]
     if node.tag not in _SCALAR_TAGS:
-        raise SpecError(_span(doc, node), f"YAML tag {node.tag!r} is not allowed")
+        raise SpecError(_span(doc, node), f"YAML tag {shown(node.tag)} is not allowed")
     try:
         return _SCALARS.construct_object(node)
     except (yaml.YAMLError, ValueError, OverflowError):
-        raise SpecError(_span(doc, node), f"cannot read scalar {node.value[:40]!r}") from None
+        raise SpecError(_span(doc, node), f"cannot read scalar {shown(node.value, 40)}") from None
 
 
 _SCALARS = yaml.constructor.SafeConstructor()

@@ -239,9 +239,19 @@ def shared(spec, readings) -> list:
                               subject=f.id, message=f"one formula is given for {types}, but the table row of "
                                                     f"{'/'.join(row.types)} names other elements ({len(els)} vs {len(first)})"))
             continue
+        empty = [row for row, els in zip(f.table, r.elements) if els is None]
+        # Claim no more than was read: a row whose Elements cell is empty names nothing to compare.
+        names = lambda rows_: ", ".join("/".join("." + t for t in row.types) for row in rows_)  # noqa: E731
+        what = f"{len(first)} elements {first[0]}..{first[-1]}"
+        if not empty:
+            said = f"every table row names the same {what}"
+        elif len(lists) == 1:
+            said = f"only the {names([lists[0][0]])} row lists its elements ({what}); the Elements cell of {names(empty)} is empty"
+        else:
+            said = (f"the rows that list elements ({names([row for row, _ in lists])}) name the same {what}; "
+                    f"the Elements cell of {names(empty)} is empty")
         out.append(Result(spec.path, None, "shared-layout", PROVED, 0.0, str(f.span), subject=f.id,
-                          message=f"one layout for {types}: one formula, and every table row names the same "
-                                  f"{len(first)} elements {first[0]}..{first[-1]}; registers: {regs}"))
+                          message=f"one layout for {types}: one formula, and {said}; registers: {regs}"))
     return out
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from checker import recording
+from checker.bounded import shown
 from checker.errors import SpecError
 from checker.formula.parser import parse_expr
 from checker.spec import text
 from checker.spec.reading import materialize
-from checker.theorems.equation import Equation, Side, check_names
+from checker.theorems.equation import MAX_POINTS, Equation, Side, check_names
 
 SCHEMA_ID = "ptx-fragment-checker/relations/1"
 _NOT_VARIABLES = {"lane", "row", "col"}
@@ -47,7 +49,7 @@ class _Resolver:
             return self.readings[ref]
         if shape not in self.specs:
             path = os.path.join(self.folder, shape + ".yaml")
-            if not os.path.exists(path):
+            if not recording.exists(path):  # recorded: a result can rest on a spec's absence
                 raise SpecError(span, f"no spec {shape}.yaml beside the relations file for {ref!r}")
             spec = self.known.get(os.path.abspath(path))
             if spec is None:
@@ -58,15 +60,21 @@ class _Resolver:
         frag = self.specs[shape].fragment(fid)
         if frag is None:
             ids = ", ".join(f.id for f in self.specs[shape].fragments())
-            raise SpecError(span, f"{shape} has no fragment {fid!r}", f"it has {ids}")
+            raise SpecError(span, f"{shape} has no fragment {fid!r}", f"it has {shown(ids, 200, quote=False)}")
         self.readings[ref] = materialize(frag)
         return self.readings[ref]
 
 
-def load_relations(path: str, known: dict | None = None) -> list:
+def load_relations(path: str, known: dict | None = None, only=None) -> list:
+    """The relations of a relations file; `only`: the shapes whose relations to read (those that
+    name a fragment of one of them), None: all (a checker.scope.Relations path says which)."""
     # imported here, not above: a prover process that is sent its specs loaded reads no YAML
+    from checker.scope import names_shape, shapes_of
     from checker.spec import yamlload
     from checker.spec.load import check_structure
+
+    if only is None:
+        only = shapes_of(path)
 
     doc = yamlload.load(path)
     check_structure(doc, "relations.schema.json")
@@ -78,6 +86,8 @@ def load_relations(path: str, known: dict | None = None) -> list:
         if r["id"] in seen:
             raise SpecError(doc.span(base + ("id",)), f"duplicate relation id {r['id']!r} (first at line {seen[r['id']]})")
         seen[r["id"]] = span.line
+        if not names_shape(r, only):
+            continue
         variables = []
         for name, (lo, hi) in r.get("for", {}).items():
             if name in _NOT_VARIABLES:
@@ -85,16 +95,30 @@ def load_relations(path: str, known: dict | None = None) -> list:
                                 f"{name!r} cannot be a variable: row and col name a side's cell, lane is %laneid")
             if lo > hi:
                 raise SpecError(doc.span(base + ("for", name)), f"the range [{lo}, {hi}] of {name} is empty")
-            variables.append((name, tuple(range(lo, hi + 1))))
+            variables.append((name, lo, hi))
         lo, hi = r.get("lanes", [0, 31])
         if not lo <= hi <= 31:
             raise SpecError(doc.span(base + ("lanes",)), f"lanes [{lo}, {hi}] must lie within 0..31, low first")
+        _domain(doc, base, r, variables, hi - lo + 1)  # from the numbers, before any point is built
+        variables = [(name, tuple(range(vlo, vhi + 1))) for name, vlo, vhi in variables]
         sides = [_side(doc, base + (tag,), r[tag], resolve) for tag in ("left", "right")]
         eq = Equation(r["id"], tuple(variables), tuple(range(lo, hi + 1)), sides[0], sides[1], span)
         for side in sides:
             check_names({v for v, _ in variables}, side)
         out.append(Relation(r["id"], r["statement"], tuple(r["rests_on"]), r["expect"], eq, span))
     return out
+
+
+def _domain(doc, base, r, variables, lanes: int) -> None:
+    """The points a relation ranges over (lanes x every variable's range), counted from the
+    ranges' ends: `for: {a: [0, 4096], b: [0, 4096]}` would be 537 million points."""
+    size = lanes
+    for _, lo, hi in variables:
+        size *= hi - lo + 1
+    if size > MAX_POINTS:
+        at = doc.span(base + ("for",), key=True) if variables else doc.span(base + ("lanes",))
+        raise SpecError(at, f"relation {r['id']} ranges over {size} points (lanes x the 'for' ranges); "
+                        f"the bound is {MAX_POINTS}")
 
 
 def _side(doc, path, value, resolve) -> Side:
@@ -106,3 +130,81 @@ def _side(doc, path, value, resolve) -> Side:
             nodes[field] = parse_expr(src[field])
     return Side(value["fragment"], reading, nodes.get("lane"), nodes["element"], nodes.get("row"),
                 nodes.get("col"), src)
+
+
+def spec_of(relations_path: str, side) -> str:
+    """The spec file a side's fragment comes from: shape.yaml beside the relations file."""
+    return os.path.join(os.path.dirname(relations_path), side.name.split("/", 1)[0] + ".yaml")
+
+
+def locate(relations_path: str, rel: Relation, cex: dict, focus=None) -> tuple:
+    """A relation that does not hold, pointed at a formula: (location, pieces, replay). The
+    differing cell coordinate (after a side's row/col transform) is traced back to the row or col
+    pieces that give it, on both sides; the location is the piece of the side whose spec is in
+    `focus` (the shapes the command was given), else of the left side; where `focus` is empty
+    (the relations file alone was given: the relation is the suspect) the relation's line. The
+    relation's own line is kept in the counterexample as `relation_at`."""
+    from checker.formula.ast import names
+    from checker.formula.evaluate import at
+
+    eq = rel.equation
+    left, right = cex["left"]["cell"], cex["right"]["cell"]
+    differ = [k for k in (0, 1) if left[k] != right[k]] or [0, 1]
+    pieces, replays, first = [], [], {}
+    for tag, side in (("left", eq.left), ("right", eq.right)):
+        s = cex[tag]
+        lane, i = s["lane"], s["i"]
+        layout = side.reading.layout
+        used = set()
+        for k in differ:
+            node = side.row if k == 0 else side.col
+            used |= {("row", "col")[k]} if node is None else names(node) & {"row", "col"}
+        rows, cols = at(layout, lane, i)
+        letter = side.reading.fragment.letter
+        for target, hits, formula in (("row", rows, layout.row), ("col", cols, layout.col)):
+            if target not in used:
+                continue
+            for k, value, _ in hits:
+                where = str(layout.src.span(formula.pieces[k].off))
+                first.setdefault(tag, where)
+                pieces.append({"point": f"{side.name} lane {lane} {letter}{i}", "formula": target, "piece": k + 1,
+                               "value": value, "at": where})
+        flag = ""
+        reverted = side.reading.reverted
+        if reverted is not None:
+            flag = f" --as-printed {side.reading.fragment.errata.index(reverted) + 1}"
+        replays.append(f"checker eval {spec_of(relations_path, side)} --fragment {side.reading.fragment.id} "
+                       f"--lane {lane} --i {i}{flag}")
+    replay = " ; ".join(dict.fromkeys(replays))
+    if focus is not None and not focus:
+        return str(rel.span), pieces, replay, []
+    sides = [(side.name, first.get(tag), focus is not None and side.name.split("/", 1)[0] in focus)
+             for tag, side in (("left", eq.left), ("right", eq.right))]
+    return _choose(sides) or str(rel.span), pieces, " ; ".join(dict.fromkeys(replays)), sides
+
+
+def _choose(sides: list, failing=None) -> str | None:
+    """The location of the side to blame: the one side whose spec was given, else the side whose
+    fragment fails the most relations of the run (`failing`: fragment -> count), else the left."""
+    located = [s for s in sides if s[1]]
+    if not located:
+        return None
+    given = [s for s in located if s[2]]
+    if len(given) == 1:
+        return given[0][1]
+    pool = given or located
+    if failing:
+        return max(pool, key=lambda s: failing.get(s[0], 0))[1]  # max keeps the first of a tie
+    return pool[0][1]
+
+
+def blame(results: list) -> None:
+    """Where a run's failed relations were located on their left side only for want of a reason
+    (both sides' specs given, or neither), each is moved to the side whose fragment fails the most
+    relations of the run: with one formula edited, that is the edited one."""
+    from collections import Counter
+
+    failing = [r for r in results if r.property == "relation" and r.detail.get("sides")]
+    count = Counter(name for r in failing for name, _, _ in r.detail["sides"])
+    for r in failing:
+        r.location = _choose(r.detail["sides"], count) or r.location

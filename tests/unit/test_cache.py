@@ -91,15 +91,15 @@ def test_a_bad_or_forged_entry_is_a_miss(run, cached, content):
 
 def test_unknown_is_never_stored(tmp_path):
     k = "0" * 64
-    cache.store(str(tmp_path), k, [Result("s", "f", "covers", UNKNOWN)])
+    cache.store(str(tmp_path), k, [Result("s", "f", "covers", UNKNOWN)], [])
     assert not os.listdir(tmp_path)
-    cache.store(str(tmp_path), k, [Result("s", "f", "covers", PROVED, detail={"x": (1, 2)})])
+    cache.store(str(tmp_path), k, [Result("s", "f", "covers", PROVED, detail={"x": (1, 2)})], [])
     assert cache.load(str(tmp_path), k)[0].verdict == PROVED
 
 
 def test_old_entries_are_pruned(tmp_path):
     for n in range(cache.KEEP + 5):
-        cache.store(str(tmp_path), f"{n:064x}", [Result("s", "f", "covers", PROVED)])
+        cache.store(str(tmp_path), f"{n:064x}", [Result("s", "f", "covers", PROVED)], [])
     assert len(os.listdir(tmp_path)) == cache.KEEP
 
 

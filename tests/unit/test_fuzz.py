@@ -5,6 +5,7 @@ acceptable outcomes are a loaded spec or a located SpecError: never another exce
 example within hypothesis' deadline. Cases hypothesis found are kept below as @example."""
 import os
 import random
+import re
 
 import yaml
 from hypothesis import HealthCheck, example, given, settings, strategies as st
@@ -172,3 +173,84 @@ def test_both_schema_validators_agree_on_every_spec_and_bad_case():
             from checker.spec import load
             seen[load._valid(doc.value, schema)] += 1
     assert seen[True] > 20 and seen[False] > 10, seen  # both verdicts are among the compared files
+
+
+# The mutational corpus: real specs and relations files, mutated by a seeded fuzzer
+# (tests/unit/fuzz_driver.py) as bytes and as YAML trees, run through `checker validate` and,
+# where that passes, `checker prove`, in two child processes with 2 GiB of address space each.
+# Every case must end with exit 0, 1 or 3 and a message (a located one for 3), within seconds;
+# a traceback, another exit code, a crash of the child or a hang names the case, which
+# `python tests/unit/fuzz_driver.py SEED K 1 DIR` makes again on its own. FUZZ_SEED and
+# FUZZ_CASES run a longer campaign locally.
+FUZZ_SEED = os.environ.get("FUZZ_SEED", "ci-1")
+FUZZ_CASES = int(os.environ.get("FUZZ_CASES", "400"))
+FUZZ_WALL_S = 150  # for the whole campaign; it takes about 30 s on 2 cores
+CASE_S = 10
+
+
+def _campaign(tmp_path, seed: str, cases: int, children: int = 2, proves: int = 15) -> list:
+    import json
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT
+
+    driver = os.path.join(ROOT, "tests", "unit", "fuzz_driver.py")
+    share = -(-cases // children)
+    procs = []
+    for c in range(children):
+        out = tmp_path / f"child-{c}"
+        out.mkdir()
+        procs.append((subprocess.Popen([sys.executable, driver, seed, str(c * share), str(share), str(out), str(proves)],
+                                       stdout=open(tmp_path / f"child-{c}.jsonl", "w"),
+                                       stderr=open(tmp_path / f"child-{c}.err", "w"), cwd=ROOT), c))
+    deadline = time.monotonic() + FUZZ_WALL_S
+    for proc, _ in procs:
+        try:
+            proc.wait(timeout=max(1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    rows = []
+    for proc, c in procs:
+        lines = [json.loads(ln) for ln in open(tmp_path / f"child-{c}.jsonl") if ln.strip()]
+        started = [r for r in lines if "start" in r]
+        finished = {r["case"] for r in lines if "case" in r}
+        hung = [r for r in started if r["start"] not in finished]
+        stderr = open(tmp_path / f"child-{c}.err").read()[-2000:]
+        assert not hung, (f"case {hung[0]['start']} ({hung[0]['kind']}, {hung[0]['path']}) did not finish: "
+                          f"the child {'was killed after {} s'.format(FUZZ_WALL_S) if proc.returncode == -9 else 'died with status ' + str(proc.returncode)}; "
+                          f"make it again with: python tests/unit/fuzz_driver.py {seed} {hung[0]['start']} 1 DIR\n{stderr}")
+        assert proc.returncode == 0 and len(started) == share, (proc.returncode, len(started), stderr)
+        rows.extend(r for r in lines if "case" in r)
+    return rows
+
+
+def _judge(row) -> list:
+    problems = []
+    for command, r in row["results"].items():
+        what = f"case {row['case']} ({row['kind']}, {row['path']}) {command}"
+        if r["escaped"] or "Traceback" in r["text"]:
+            problems.append(f"{what}: an exception escaped:\n{r['escaped'] or r['text']}")
+        elif r["code"] not in (0, 1, 3):
+            problems.append(f"{what}: exit {r['code']}:\n{r['text']}")
+        elif not r["text"].strip():
+            problems.append(f"{what}: exit {r['code']} without a message")
+        elif r["code"] == 3 and not re.search(r"^\S+:\d+:\d+: error: ", r["text"], re.M):
+            problems.append(f"{what}: exit 3 without a located message:\n{r['text']}")
+        if r["seconds"] > CASE_S:
+            problems.append(f"{what}: took {r['seconds']} s")
+        if r["longest_line"] > 1000:
+            problems.append(f"{what}: a message line of {r['longest_line']} characters (an input echoed whole?)")
+    return problems
+
+
+def test_mutational_corpus(tmp_path):
+    rows = _campaign(tmp_path, FUZZ_SEED, FUZZ_CASES)
+    problems = [p for row in rows for p in _judge(row)]
+    assert not problems, f"{len(problems)} problems; the first:\n" + "\n\n".join(problems[:3])
+    kinds = {row["kind"] for row in rows}
+    assert kinds == {"spec-bytes", "spec-tree", "relations-bytes", "relations-tree"}, kinds
+    codes = {r["code"] for row in rows for r in row["results"].values()}
+    assert {0, 3} <= codes, codes  # the mutations reach both a loaded spec and a refused one

@@ -142,3 +142,20 @@ def test_simulate_json(run):
     data = json.loads(r.out)
     assert data["equal"] and data["instruction"] == "mma.sync.aligned.m8n8k32.row.col.s32.s4.u4.s32"
     assert len(data["registers"]["A"]) == 32 and len(data["registers"]["A"][0]) == 1
+
+
+@pytest.mark.parametrize("c", [2.0 ** -149, 2.0 ** -1074, 3 * 2.0 ** -140])
+def test_products_and_an_accumulator_far_apart_in_scale_stay_exact(c):
+    """A subnormal C beside zero or normal products once made the int64 scaling overflow
+    (OverflowError): where the scale does not fit, the exact rational path answers."""
+    from fractions import Fraction
+
+    from checker.semantics.execute import multiply
+
+    v = next(v for v in variants(load_spec(os.path.join(SPECS, "m16n8k8.yaml"))) if v.atype == "f64")
+    A, B, C = np.zeros((1, 16, 8)), np.zeros((1, 8, 8)), np.full((1, 16, 8), c)
+    D = multiply(v, A, B, C)
+    assert all(Fraction(float(x) if not isinstance(x, Fraction) else x) == Fraction(c) for x in D.ravel())
+    A[0, 0, 0] = B[0, 0, 0] = 2.0 ** 20
+    D = multiply(v, A, B, C)
+    assert Fraction(D[0, 0, 0]) == Fraction(2 ** 40) + Fraction(c)

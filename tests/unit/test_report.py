@@ -122,8 +122,23 @@ def test_pages_show_proofs_formulas_and_errata(report_dir):
     assert "lane 0 a96 and lane 3 a32 both hold A[8][128]" in page
     assert "checker eval specs/m16n8k256.yaml --fragment A.b1 --lane 0 --i 96 --as-printed 1" in page
     summary = _read(report_dir, "README.md")
-    assert "| errata of the document confirmed (the printed text fails as declared) | 11 |" in summary
+    assert "| errata of the document confirmed (the printed text fails as declared) | 29 |" in summary
     assert "| refuted (failures) | 0 |" in summary
+
+
+def test_errata_page_lists_every_erratum_with_its_evidence(report_dir):
+    """errata.md, for a documentation owner: contradictions apart from judgments, each with the
+    printed text, the reading and what it breaks; the counterexample and replay where there is one."""
+    page = _read(report_dir, "errata.md")
+    assert "28 errata: 11 contradictions, 17 judgments." in page
+    assert page.index("## Contradictions") < page.index("## Judgments")
+    contradictions = page[page.index("## Contradictions"):page.index("## Judgments")]
+    assert "m16n8k256 §9.7.14.5.13, Figure 100: A.b1, formula" in contradictions
+    assert "lane 0 a96 and lane 3 a32 both hold A[8][128]" in contradictions
+    assert "replay: `checker eval specs/m16n8k256.yaml --fragment A.b1 --lane 0 --i 96 --as-printed 1" in contradictions
+    judgments = page[page.index("## Judgments"):]
+    assert "m16n8k16 §9.7.14.5.8, Figure 83: C.float, caption" in judgments and "matrix matrix" in judgments
+    assert "**Printed**: an empty cell" in judgments
 
 
 def test_printed_erratum_heat_map_marks_the_counterexample(report_dir):

@@ -1,0 +1,82 @@
+"""Where commands write: every output path a command is given is checked here, before the command
+does its work, and written here. A path that cannot be written is a usage error (exit 2) in one
+line that names the option, the path and what is wrong; never a traceback, never exit 1 (which
+means "refuted").
+
+- `file(path, option)`: a file to write (`prove --output`, `diff --output`, `export --output`):
+  its folder must exist and be a folder, and the path must not be a folder.
+- `folder(path, option)`: a folder to write into, made if missing (`report --out`, `probe --out`,
+  `--dump-smt`): it must be a folder where it exists, and its nearest existing parent a folder
+  that can be written where it does not.
+- `write_text(path, text, option)`: write the file, the same errors reported the same way.
+"""
+from __future__ import annotations
+
+import os
+
+from checker.errors import UsageError
+
+
+def _fail(option: str, path: str, what: str):
+    raise UsageError(f"{option} {path}: {what}")
+
+
+def _why(exc: OSError) -> str:
+    return (exc.strerror or str(exc)).lower() if isinstance(exc, OSError) else str(exc)
+
+
+def file(path: str, option: str) -> str:
+    """`path`, if a file can be written there; a UsageError saying why not otherwise."""
+    if not path:
+        _fail(option, repr(path), "an empty path")
+    if os.path.isdir(path):
+        _fail(option, path, "is a folder; give a file name")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.exists(parent):
+        _fail(option, path, f"no such folder {os.path.dirname(path) or parent}")
+    if not os.path.isdir(parent):
+        _fail(option, path, f"{os.path.dirname(path) or parent} is not a folder")
+    if os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            _fail(option, path, "cannot be written (permission denied)")
+    elif not os.access(parent, os.W_OK | os.X_OK):
+        _fail(option, path, f"cannot write in {os.path.dirname(path) or parent} (permission denied)")
+    return path
+
+
+def folder(path: str, option: str) -> str:
+    """`path`, if it is a folder that can be written or one that can be made; a UsageError
+    otherwise."""
+    if not path:
+        _fail(option, repr(path), "an empty path")
+    if os.path.exists(path):
+        if not os.path.isdir(path):
+            _fail(option, path, "is a file, not a folder")
+        if not os.access(path, os.W_OK | os.X_OK):
+            _fail(option, path, "cannot be written (permission denied)")
+        return path
+    up = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(up):
+        up = os.path.dirname(up)
+    if not os.path.isdir(up):
+        _fail(option, path, f"cannot be made: {up} is a file, not a folder")
+    if not os.access(up, os.W_OK | os.X_OK):
+        _fail(option, path, f"cannot be made in {up} (permission denied)")
+    return path
+
+
+def write_text(path: str, text: str, option: str) -> None:
+    """Write `text` to the file `path`; what the system refuses is a UsageError."""
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        _fail(option, path, f"cannot be written ({_why(exc)})")
+
+
+def make_folder(path: str, option: str) -> None:
+    """Make the folder `path` (and its parents); what the system refuses is a UsageError."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        _fail(option, path, f"cannot be made ({_why(exc)})")

@@ -1,0 +1,199 @@
+"""The document's words, checked like its formulas: section titles, captions, Fragment cells,
+Elements cells and the mma.sp "same as" sentences.
+
+Four checks, each a plain reading of what the words claim against what the tables give:
+
+  types-named      a title, caption or sentence that names types names the ones its tables have
+                   (a title: the multiplicand types of its section; a caption: its fragment's
+                   types; a "same as" sentence: only types of the section it refers to), and
+                   "integer" / "floating point" agree with them
+  register-words   "each register containing N .T elements" fits the register (N x bits(T)) and is
+                   the table's per-register count; "containing N elements" without "each" is the
+                   row's total
+  wording          no word doubled ("matrix matrix"), no space before a comma
+  elements-listed  every row of a dense fragment's table lists its elements
+
+The reading (every erratum applied) must pass every check; each erratum of words must fail
+exactly the checks it declares when its printed text is put back, as formula errata do.
+"""
+from __future__ import annotations
+
+import re
+
+from checker.results import PROVED, REFUTED, Result
+from checker.spec.model import WORD_CHECKS
+
+_TYPE = re.compile(r"\.(f16x2|bf16|f16|tf32|f32|f64|e4m3|e5m2|e3m2|e2m3|e2m1|u8|s8|u4|s4|b1|s32|b32|b16|b64)\b")
+_INTEGER = frozenset({"u8", "s8", "u4", "s4", "b1", "s32"})
+_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8,
+         "e2m1": 4, "u8": 8, "s8": 8, "u4": 4, "s4": 4, "b1": 1, "s32": 32}
+_REGISTER_BITS = {"f16x2": 32, "b32": 32, "f32": 32, "s32": 32, "f64": 64, "b64": 64}
+_NUMBER = {"a single": 1, "one": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 16, "thirty two": 32}
+_COUNT = "|".join(sorted(_NUMBER, key=len, reverse=True))
+_EACH = re.compile(rf"\beach (?:register )?containing ({_COUNT}) (?:non-zero )?`?\.(\w+)`?")
+_TOTAL = re.compile(rf"registers?,? containing ({_COUNT}) `?\.(\w+)`? elements")
+
+
+def named_types(text: str) -> set:
+    """The PTX types a text names; a register kind `.f16x2` names `.f16`."""
+    return {m.group(1).replace("f16x2", "f16") for m in _TYPE.finditer(text)}
+
+
+def types_named(text: str, types, kinds=(), exact: bool = True) -> str | None:
+    """None, or what is wrong. `exact`: every type of `types` must be named (titles, captions);
+    otherwise only: nothing named that `types` lacks ("same as" sentences)."""
+    types, named = set(types), named_types(text)
+    allowed = types | {k.replace("f16x2", "f16") for k in kinds}
+    if named - allowed:
+        return f"names {', '.join('.' + t for t in sorted(named - allowed))}, which its tables do not have"
+    if exact and named and not types <= named:
+        return f"names {', '.join('.' + t for t in sorted(named))} but not {', '.join('.' + t for t in sorted(types - named))}"
+    if exact and "integer" in text and types - _INTEGER:
+        return f"says integer, but its tables have {', '.join('.' + t for t in sorted(types - _INTEGER))}"
+    if exact and "floating point" in text and types & _INTEGER:
+        return f"says floating point, but its tables have {', '.join('.' + t for t in sorted(types & _INTEGER))}"
+    return None
+
+
+def register_words(cell: str, row) -> str | None:
+    each = _EACH.search(cell)
+    if each:
+        n, type_ = _NUMBER[each.group(1)], each.group(2)
+        bits = _REGISTER_BITS.get(row.kind, 32)
+        if type_ in _BITS and n * _BITS[type_] > bits:
+            return f"says each .{row.kind} register holds {each.group(1)} .{type_} elements: {n} x {_BITS[type_]} bits do not fit in {bits}"
+        if row.per_register is not None and n != row.per_register:
+            return f"says {each.group(1)} elements a register; the table's registers hold {row.per_register}"
+        return None
+    total = _TOTAL.search(cell)
+    if total and row.out_of is None:
+        n, want = _NUMBER[total.group(1)], row.count * (row.per_register or 1)
+        if n != want:
+            return f"says {total.group(1)} elements in all; {row.count} x .{row.kind} registers hold {want}"
+    return None
+
+
+def wording(text: str) -> str | None:
+    doubled = re.search(r"\b(\w+) \1\b", text)
+    if doubled:
+        return f"doubles the word {doubled.group(1)!r}"
+    if " ," in text:
+        return "has a space before a comma"
+    return None
+
+
+def _texts(spec, resolve):
+    """Every checked text of a spec: (erratum owner, field, row, text, span, checks) where checks
+    maps a check name to a function of the text."""
+    for sec in spec.sections:
+        frs = sec.fragments + sec.figures_only
+        ab = tuple(t for f in frs if f.operand in "AB" for t in f.types)
+        yield sec, "title", None, sec.title, sec.title_span, {
+            "types-named": lambda t, ab=ab: types_named(t, ab), "wording": wording}
+        for same in sec.same_as:
+            meant = tuple(t for name in same.fragments for t in _types_of(spec, name, resolve))
+            yield same, "same_as", None, same.printed, same.printed_span or same.span, {
+                "types-named": lambda t, meant=meant: types_named(t, meant, exact=False), "wording": wording}
+        for f in frs:
+            if f.caption is not None:
+                kinds = tuple(r.kind for r in f.table)
+                yield f, "caption", None, f.caption, f.caption_span or f.span, {
+                    "types-named": lambda t, f=f, kinds=kinds: types_named(t, f.types, kinds), "wording": wording}
+            for k, row in enumerate(f.table):
+                yield f, "fragment", k, row.fragment, row.fragment_span or row.span, {
+                    "register-words": lambda t, row=row: register_words(t, row), "wording": wording}
+                if row.elements is not None:
+                    yield f, "elements", k, row.elements.text, row.elements.span(0), {"wording": wording}
+                if f.sparsity is None or f.operand != "A":
+                    yield f, "elements", k, row.elements and row.elements.text, row.span, {
+                        "elements-listed": lambda t: None if t else "is empty"}
+
+
+def _types_of(spec, name, resolve):
+    """The types of the section a "same as" fragment is in: the sentence names the section by its
+    title ("... with floating point type for .f16/.bf16 formats"), so any of its types may be named."""
+    shape, fid = name.split("/", 1)
+    other = spec if shape == spec.shape else (resolve(shape) if resolve else None)
+    for sec in (other.sections if other is not None else ()):
+        frs = sec.fragments + sec.figures_only
+        if any(f.id == fid for f in frs):
+            return tuple(t for f in frs for t in f.types)
+    return ()
+
+
+def _apply(text, errata, owner_field, row):
+    for e in errata:
+        if e.field == owner_field and e.row == row:
+            text = (text or e.value.text) if e.printed == "" else text.replace(e.printed, e.value.text, 1)
+    return text
+
+
+def _errata(owner, field, row):
+    return [e for e in getattr(owner, "errata", ()) if e.words and e.field == field and e.row == row]
+
+
+def check(spec, resolve=None) -> list:
+    """The reading's words pass every check; each erratum of words fails as it declares.
+    `resolve`: shape -> its spec, for the fragments a "same as" sentence means."""
+    out, texts = [], 0
+    for owner, field, row, printed, span, checks in _texts(spec, resolve):
+        texts += 1
+        errata = _errata(owner, field, row)
+        # elements-listed reads the cell as a whole; its erratum is the empty cell filled
+        mine = [e for e in errata if (e.printed == "") == ("elements-listed" in checks)]
+        subject = _subject(owner, field, row)
+        fid = getattr(owner, "id", None) if field in ("caption", "fragment", "elements") else None
+        read = _apply(printed or "", mine, field, row)
+        for name, fn in checks.items():
+            why = fn(read)
+            if why is not None:
+                out.append(Result(spec.path, fid, name, REFUTED, 0.0, str(span), {"text": read[:300]},
+                                  subject=None if fid else subject,
+                                  message=f"{subject} {why}: {_quote(read)} (if the document prints it so, keep it and add an erratum)"))
+        for e in mine:
+            out.append(_confirm(spec, fid, subject, e, printed or "", mine, field, row, checks))
+    if not any(r.failed() for r in out):
+        errata = sum(r.erratum for r in out)
+        out.append(Result(spec.path, None, "words", PROVED, 0.0, spec.path, subject="titles, captions, cells",
+                          message=f"{texts} texts read as their tables say ({', '.join(sorted(WORD_CHECKS))})"
+                                  + (f"; {errata} printed as the errata say" if errata else "")))
+    return out
+
+
+def _confirm(spec, fid, subject, e, printed, mine, field, row, checks) -> Result:
+    as_printed = _apply(printed, [x for x in mine if x is not e], field, row)
+    if e.printed and as_printed.count(e.printed) != 1:
+        return Result(spec.path, fid, "erratum", REFUTED, 0.0, str(e.span), subject=None if fid else subject,
+                      message=f"erratum's printed text {e.printed!r} does not occur once in the {field} it corrects")
+    found = {name: why for name, fn in checks.items() if (why := fn(as_printed)) is not None}
+    declared = set(e.breaks) & set(checks)
+    if set(found) != set(e.breaks):
+        extra, missing = sorted(set(found) - set(e.breaks)), sorted(set(e.breaks) - set(found))
+        what = "; ".join(filter(None, [f"the printed text also breaks {', '.join(extra)}" if extra else "",
+                                       f"the printed text does not break {', '.join(missing)}" if missing else ""]))
+        return Result(spec.path, fid, "erratum", REFUTED, 0.0, str(e.span), {"declared": sorted(e.breaks)},
+                      subject=None if fid else subject, message=f"erratum not confirmed as declared: {what}")
+    name = sorted(declared)[0]
+    r = Result(spec.path, fid, name, REFUTED, 0.0, str(e.span), {"printed": e.printed, "value": e.value.text,
+                                                                 "kind": e.kind, "message": found[name]},
+               erratum=True, subject=None if fid else subject,
+               message=f"as printed ({e.kind}): {subject} {'; '.join(found.values())}: {_quote(as_printed)}")
+    r.detail["erratum"] = {"printed": e.printed, "value": e.value.text, "why": e.erratum, "at": str(e.span),
+                           "kind": e.kind}
+    return r
+
+
+def _subject(owner, field, row) -> str:
+    if field == "title":
+        return f"the title of {owner.section}"
+    if field == "same_as":
+        return "the \"same as\" sentence"
+    what = {"caption": "the caption", "fragment": "the Fragment cell", "elements": "the Elements cell"}[field]
+    return f"{what} of {owner.id}" + (f" (table row {row + 1})" if row is not None else "")
+
+
+def _quote(text: str) -> str:
+    return f"“{text[:160]}{'…' if len(text) > 160 else ''}”" if text else "(empty)"
+
+
+__all__ = ["WORD_CHECKS", "check", "named_types", "register_words", "types_named", "wording"]

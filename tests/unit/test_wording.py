@@ -1,0 +1,122 @@
+"""The document's words (checker.theorems.wording): each check seen passing and failing, the
+errata of titles and "same as" sentences confirmed and, once removed, failing at their line."""
+import json
+import os
+
+import pytest
+import yaml
+
+from conftest import SPECS
+
+from checker.spec.load import load_spec
+from checker.theorems import wording
+
+
+class Row:
+    def __init__(self, kind="b32", count=4, per_register=None, out_of=None):
+        self.kind, self.count, self.per_register, self.out_of = kind, count, per_register, out_of
+
+
+def test_types_named_passes_and_fails():
+    assert wording.types_named("fragment layout for matrix A with .u8 / .s8 type.", ("u8", "s8")) is None
+    assert "not .e4m3" in wording.types_named("with .u8 / .s8 type.", ("u8", "s8", "e4m3"))
+    assert "says integer" in wording.types_named("with integer type", ("u8", "e4m3"))
+    assert "says floating point" in wording.types_named("with floating point type", ("f16", "s8"))
+    assert wording.types_named("with `.f16x2`/`.f32` type", ("f16", "f32"), kinds=("f16x2", "f32")) is None
+    assert ".b16" in wording.types_named("for `.f16`/`.b16` formats", ("f16", "bf16"), exact=False)
+    assert wording.types_named("for `.f16`/`.bf16` formats", ("f16", "bf16", "f32"), exact=False) is None
+    assert wording.types_named("Matrix Fragments for mma.m16n8k32", ("u8",)) is None  # names none: no claim
+
+
+def test_register_words_passes_and_fails():
+    cell = "A vector expression containing four `.b32` registers, each containing four `.tf32` elements from matrix B."
+    assert "do not fit" in wording.register_words(cell, Row())
+    assert wording.register_words(cell.replace("four `.tf32`", "one `.tf32`"), Row()) is None
+    assert "hold 4" in wording.register_words(
+        "two .b32 registers, with each register containing two .u8 elements", Row("b32", 2, 4))
+    assert wording.register_words("containing four .f32 registers, containing four .f32 elements", Row("f32", 4)) is None
+    assert "hold 4" in wording.register_words("four .f32 registers, containing two .f32 elements", Row("f32", 4))
+
+
+def test_wording_passes_and_fails():
+    assert wording.wording("for accumulator matrix C/D.") is None
+    assert "matrix" in wording.wording("for accumulator matrix matrix C/D.")
+    assert "comma" in wording.wording("b0, b1, … , b30, b31")
+
+
+def _without(data, holder_path):
+    node = data
+    for key in holder_path:
+        node = node[key]
+    del node["errata"]
+    return data
+
+
+@pytest.mark.parametrize("name,holder,check,line_key", [
+    ("m16n8k128.yaml", ["sections", 1], "types-named", "title"),
+    ("m16n8k64.yaml", ["sections", 1], "types-named", "title"),
+    ("m16n8k16.yaml", ["sections", 1], "types-named", "title"),
+    ("m16n8k16.yaml", ["sections", 2, "same_as", 0], "types-named", "printed"),
+    ("m16n8k32.yaml", ["sections", 1, "same_as", 0], "types-named", "printed"),
+])
+def test_errata_of_titles_and_sentences_confirm_and_the_printed_words_alone_fail(tmp_path, run, name, holder,
+                                                                                 check, line_key):
+    data = yaml.safe_load(open(os.path.join(SPECS, name)))
+    # with the erratum: confirmed, nothing fails
+    r = run("prove", os.path.join(SPECS, name), "--format", "json")
+    got = json.loads(r.out)["results"]
+    assert r.code == 0
+    assert any(x["erratum"] and x["property"] == check and x["fragment"] is None for x in got)
+    # without it: the printed words fail, at the title or sentence
+    for sibling in os.listdir(SPECS):  # "same as" reads the specs beside it
+        if sibling.endswith(".yaml"):
+            (tmp_path / sibling).write_text(open(os.path.join(SPECS, sibling), encoding="utf-8").read(), encoding="utf-8")
+    out = tmp_path / name
+    out.write_text(yaml.safe_dump(_without(data, holder), sort_keys=False, allow_unicode=True))
+    r = run("prove", str(out), "--format", "json")
+    bad = [x for x in json.loads(r.out)["results"] if x["verdict"] != "PROVED" and not x["erratum"]
+           and x["spec"] == str(out)]
+    assert r.code == 1
+    assert [x["property"] for x in bad] == [check]
+    assert bad[0]["location"].startswith(str(out) + ":")
+    line = int(bad[0]["location"].split(":")[-2])
+    assert line_key + ":" in out.read_text().splitlines()[line - 1]
+
+
+def test_an_erratum_of_words_that_does_not_fail_as_declared_is_an_error(tmp_path, run):
+    data = yaml.safe_load(open(os.path.join(SPECS, "m16n8k64.yaml")))
+    data["sections"][1]["errata"][0]["breaks"] = ["wording"]
+    out = tmp_path / "m16n8k64.yaml"
+    out.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    r = run("prove", str(out))
+    assert r.code == 1
+    assert "erratum not confirmed as declared: the printed text also breaks types-named; " \
+           "the printed text does not break wording" in r.out
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda row: row.update(elements="c0, c1, c2, c3"), "printed: \"\" stands for an Elements cell"),
+    (lambda row: row["errata"][0].update(printed="x"), "this Elements cell is empty"),
+])
+def test_an_empty_cell_and_its_erratum_must_match(tmp_path, run, change, message):
+    data = yaml.safe_load(open(os.path.join(SPECS, "m16n8k8.yaml")))
+    row = next(fr for fr in data["sections"][0]["fragments"] if fr["id"] == "C.float")["table"][1]
+    change(row)
+    out = tmp_path / "m16n8k8.yaml"
+    out.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    r = run("prove", str(out))
+    assert r.code == 3
+    assert message in r.out + r.err
+
+
+def test_every_word_check_is_seen_failing_on_the_document():
+    """Each of the four checks fails somewhere on the printed document (a confirmed erratum):
+    none is a check that cannot fail."""
+    from checker.prover import referee
+
+    seen = set()
+    for name in sorted(os.listdir(SPECS)):
+        if name.startswith("m") and name.endswith(".yaml"):
+            spec = load_spec(os.path.join(SPECS, name))
+            seen |= {r.property for r in wording.check(spec, referee(spec.path, {})) if r.erratum}
+    assert seen == set(wording.WORD_CHECKS)
