@@ -49,9 +49,11 @@ class Refused(Exception):
     """An input that is not read: the reason, in words."""
 
 
-def _read(path: str, limit: int) -> bytes:
+def _read(path: str, limit: int, follow: bool = True) -> bytes:
+    """`follow` False: a symlink itself is refused (the cache writes its entries as plain files)."""
     try:
-        st = os.stat(path)  # follows a symlink: what it points at is what would be read
+        # following a symlink, what it points at is what would be read
+        st = os.stat(path) if follow else os.lstat(path)
     except OSError as exc:
         raise Refused(f"cannot read file: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):
@@ -59,6 +61,8 @@ def _read(path: str, limit: int) -> bytes:
     if st.st_size > limit:
         raise Refused(f"file is larger than {limit} bytes")
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags)
     except OSError as exc:
@@ -83,10 +87,10 @@ def _read(path: str, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_regular(path: str, limit: int, what: str = "file") -> bytes:
+def read_regular(path: str, limit: int, what: str = "file", follow: bool = True) -> bytes:
     """At most `limit` bytes of the regular file at `path`, or a SpecError located at path:1:1."""
     try:
-        return _read(path, limit)
+        return _read(path, limit, follow)
     except Refused as exc:
         message = str(exc)
         if what != "file":

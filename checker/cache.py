@@ -27,7 +27,6 @@ import json
 import math
 import os
 import re
-import stat
 import sys
 
 from checker.results import EXIT, UNKNOWN, Result
@@ -183,27 +182,13 @@ def _renders(stored: list, results: list) -> bool:
 def _read_entry(path: str) -> bytes | None:
     """The entry's bytes: a regular file (not a link: entries are written here as files), at most
     MAX_ENTRY bytes; None for anything else."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    from checker.bounded import read_regular
+    from checker.errors import SpecError
+
     try:
-        fd = os.open(path, flags)
-    except OSError:
+        return read_regular(path, MAX_ENTRY, "cache entry", follow=False)
+    except SpecError:
         return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_ENTRY:
-            return None
-        chunks, got = [], 0
-        while got <= MAX_ENTRY:
-            block = os.read(fd, min(1 << 20, MAX_ENTRY + 1 - got))
-            if not block:
-                break
-            chunks.append(block)
-            got += len(block)
-        return b"".join(chunks) if got <= MAX_ENTRY else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def load(where: str, k: str) -> list | None:

@@ -5,7 +5,7 @@ import os
 import time
 
 from checker.errors import SpecError
-from checker import recording, workers
+from checker import workers
 from checker.files import split_relations
 from checker.launch import Options, load, load_error  # noqa: F401 - Options is this module's API too
 from checker.formula.evaluate import at, bound_at
@@ -19,6 +19,7 @@ from checker.scope import focus_of
 from checker.theorems.relations import blame, load_relations, locate
 from checker.theorems.run import equation_result
 from checker.theorems import wording
+from checker.theorems.same_as import referee, same_as
 
 
 # the theorem families proved as tasks of their own; computations comes after the fragments
@@ -66,8 +67,9 @@ def prove_loaded(paths: list, relation_files: list, loaded: dict, opts: Options)
         for f in (f for sec in spec.sections for f in sec.figures_only):
             mine.extend(prove_fragment(spec, f, opts))  # fragment-shape and errata only: no formula
         out.extend(mine)
-        out.extend(same_as(spec, path, loaded))
-        out.extend(wording.check(spec, referee(path, loaded)))
+        resolve = referee(path, loaded)  # one read of each sibling for both
+        out.extend(same_as(spec, path, resolve))
+        out.extend(wording.check(spec, resolve))
         out.extend(dimensions(spec, mine))
         # after the fragments: their proofs settle it, as they settle dimensions (and where one
         # failed, it is asked here, of both engines)
@@ -80,49 +82,6 @@ def prove_loaded(paths: list, relation_files: list, loaded: dict, opts: Options)
         for k, _ in enumerate(rels):
             out.extend(done[("relation", path, k)])
     blame(out)
-    return out
-
-
-def referee(path, loaded):
-    """shape -> the spec of that shape: loaded, or the file beside `path` (read once), or None."""
-    siblings: dict = {}
-
-    def resolve(shape):
-        other = next((s for s, _ in loaded.values() if s is not None and s.shape == shape), None)
-        if other is None:
-            sibling = os.path.join(os.path.dirname(path), f"{shape}.yaml")
-            if sibling not in siblings:
-                siblings[sibling] = load(sibling)[0] if recording.isfile(sibling) else None
-            other = siblings[sibling]
-        return other
-    return resolve
-
-
-def same_as(spec, path, loaded) -> list:
-    """mma.sp sections name the fragments B and C/D are "the same as": each name must be a
-    fragment of that operand, in the spec of its shape (loaded, or beside this file)."""
-    out, resolve = [], referee(path, loaded)
-    for sec in spec.sections:
-        for same in sec.same_as:
-            t0, problems = time.perf_counter(), []
-            for ref in same.fragments:
-                shape, fid = ref.split("/", 1)
-                other = resolve(shape)
-                frag = other.fragment(fid) if other is not None else None
-                if other is None:
-                    problems.append(f"{ref}: no spec of shape {shape} is loaded or beside {path}")
-                elif frag is None:
-                    problems.append(f"{ref}: {shape} has no fragment {fid!r}")
-                elif frag.operand not in same.operands:
-                    problems.append(f"{ref} is operand {frag.operand}, not {' or '.join(same.operands)}")
-            subject = f"{sec.section} {'/'.join(same.operands)}"
-            if problems:
-                out.append(Result(spec.path, None, "same-as", REFUTED, time.perf_counter() - t0, str(same.span),
-                                  {"message": "; ".join(problems)}, subject=subject, message="; ".join(problems)))
-            else:
-                out.append(Result(spec.path, None, "same-as", PROVED, time.perf_counter() - t0, str(same.span),
-                                  subject=subject, message=f"the fragments the document gives {' and '.join(same.operands)} "
-                                                           f"of {sec.section} as exist: {', '.join(same.fragments)}"))
     return out
 
 

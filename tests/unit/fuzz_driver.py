@@ -26,6 +26,7 @@ os.environ["CHECKER_NO_CACHE"] = "1"
 import yaml  # noqa: E402
 
 from checker.cli import main  # noqa: E402
+from tree_paths import paths as _paths  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SPECS = os.path.join(ROOT, "specs")
@@ -74,16 +75,6 @@ def _value(rnd: random.Random, depth: int = 0):
         return node
     return {rnd.choice(["id", "x", "lanes", "for", "count", "k" * 300]): _value(rnd, depth + 1)
             for _ in range(rnd.randrange(3))}
-
-
-def _paths(node, prefix=()):
-    yield prefix
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield from _paths(v, prefix + (k,))
-    elif isinstance(node, list):
-        for k, v in enumerate(node):
-            yield from _paths(v, prefix + (k,))
 
 
 def _mutate_tree(rnd: random.Random, tree):

@@ -20,23 +20,23 @@ from checker.report.text import prove_report
 
 def test_the_shipped_parser_tables_are_what_the_grammar_builds():
     """Regenerated in a fresh process (another hash seed, another build order) they are the same
-    bytes: a grammar edit without `python -m checker.formula.parser --write` fails here."""
-    code = ("import sys; from checker.formula.parser import tables_text; "
+    bytes: a grammar edit without `python -m checker.formula.tables --write` fails here."""
+    code = ("import sys; from checker.formula.tables import tables_text; "
             "sys.stdout.write(tables_text('formula') + tables_text('elements'))")
     env = dict(os.environ, PYTHONHASHSEED="12345")
     fresh = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     shipped = "".join(open(os.path.join(ROOT, "checker", "formula", f"{n}.tables.json"), encoding="utf-8").read()
                       for n in ("formula", "elements"))
-    assert fresh.stdout == shipped, "stale: run python -m checker.formula.parser --write"
+    assert fresh.stdout == shipped, "stale: run python -m checker.formula.tables --write"
 
 
 def test_the_parsers_come_from_the_tables_and_parse_as_built_ones():
     from lark import Lark
 
-    from checker.formula import parser as P
+    from checker.formula import parser as P, tables
 
     assert P._parser().source_path == "<deserialized>" and P._elements_parser().source_path == "<deserialized>"
-    built = Lark(P._grammar("formula"), **P._OPTIONS["formula"])
+    built = Lark(tables.grammar("formula"), **tables.OPTIONS["formula"])
     for text in ["row = groupID + 8 for ai where i >= 4\ncol = i\n", "(%laneid >> 2) * 0x1F % 4 == 1 && !(i < 3)"]:
         start = "start" if text.endswith("\n") else "lone"
         assert P._parser().parse(text, start=start) == built.parse(text, start=start)
@@ -52,8 +52,9 @@ def test_nothing_is_unpickled_and_no_user_cache_file_is_read(tmp_path):
         (tmp_path / "ptx-fragment-checker" / f"{name}-lark-1.3.1.cache").write_bytes(b"\x80\x04planted")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert r.stdout.strip() == "ok", r.stderr
-    src = open(os.path.join(ROOT, "checker", "formula", "parser.py"), encoding="utf-8").read()
-    assert "import pickle" not in src and "cache=" not in src and "Lark.load(" not in src
+    for module in ("parser.py", "tables.py"):
+        src = open(os.path.join(ROOT, "checker", "formula", module), encoding="utf-8").read()
+        assert "import pickle" not in src and "cache=" not in src and "Lark.load(" not in src
 
 
 def test_lark_deserialization_instantiates_only_named_lark_classes():

@@ -11,6 +11,7 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from conftest import SPECS
+from tree_paths import paths as _paths
 
 from checker.errors import SourceSpan, SpecError
 from checker.formula.lower import lower
@@ -51,16 +52,6 @@ _TREE = st.recursive(_SCALAR, lambda kids: st.one_of(st.lists(kids, max_size=4),
 @given(_TREE)
 def test_random_yaml_trees(tmp_path, tree):
     _load_text(tmp_path, "m8n8k32.yaml", yaml.safe_dump(tree).encode())
-
-
-def _paths(node, prefix=()):
-    yield prefix
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield from _paths(v, prefix + (k,))
-    elif isinstance(node, list):
-        for k, v in enumerate(node):
-            yield from _paths(v, prefix + (k,))
 
 
 _SPEC = yaml.safe_load(open(os.path.join(SPECS, "m8n8k32.yaml")).read())

@@ -1,0 +1,53 @@
+"""mma.sp sections say B and C/D are "the same as" fragments of another section: each name must
+exist, as a fragment of that operand, in the spec of its shape."""
+from __future__ import annotations
+
+import os
+import time
+
+from checker import recording
+from checker.launch import load
+from checker.results import PROVED, REFUTED, Result
+
+
+def referee(path, loaded):
+    """shape -> the spec of that shape: loaded, or the file beside `path` (read once), or None."""
+    siblings: dict = {}
+
+    def resolve(shape):
+        other = next((s for s, _ in loaded.values() if s is not None and s.shape == shape), None)
+        if other is None:
+            sibling = os.path.join(os.path.dirname(path), f"{shape}.yaml")
+            if sibling not in siblings:
+                siblings[sibling] = load(sibling)[0] if recording.isfile(sibling) else None
+            other = siblings[sibling]
+        return other
+    return resolve
+
+
+def same_as(spec, path, resolve) -> list:
+    """mma.sp sections name the fragments B and C/D are "the same as": each name must be a
+    fragment of that operand, in the spec of its shape (`resolve`: see referee)."""
+    out = []
+    for sec in spec.sections:
+        for same in sec.same_as:
+            t0, problems = time.perf_counter(), []
+            for ref in same.fragments:
+                shape, fid = ref.split("/", 1)
+                other = resolve(shape)
+                frag = other.fragment(fid) if other is not None else None
+                if other is None:
+                    problems.append(f"{ref}: no spec of shape {shape} is loaded or beside {path}")
+                elif frag is None:
+                    problems.append(f"{ref}: {shape} has no fragment {fid!r}")
+                elif frag.operand not in same.operands:
+                    problems.append(f"{ref} is operand {frag.operand}, not {' or '.join(same.operands)}")
+            subject = f"{sec.section} {'/'.join(same.operands)}"
+            if problems:
+                out.append(Result(spec.path, None, "same-as", REFUTED, time.perf_counter() - t0, str(same.span),
+                                  {"message": "; ".join(problems)}, subject=subject, message="; ".join(problems)))
+            else:
+                out.append(Result(spec.path, None, "same-as", PROVED, time.perf_counter() - t0, str(same.span),
+                                  subject=subject, message=f"the fragments the document gives {' and '.join(same.operands)} "
+                                                           f"of {sec.section} as exist: {', '.join(same.fragments)}"))
+    return out
