@@ -9,11 +9,13 @@ from checker import workers
 from checker.files import split_relations
 from checker.launch import Options, load, load_error  # noqa: F401 - Options is this module's API too
 from checker.formula.evaluate import at, bound_at
-from checker.properties import SMT_PROPERTIES, chunk, enumerate as py_engine, shape
+from checker.properties import engine_properties, enumerate as py_engine, table_properties
+from checker.properties.chunk import sparse_ranges
+from checker.properties.explain import Explain
 from checker.results import PROVED, REFUTED, SPEC_ERROR, UNKNOWN, Result
 from checker.smt import properties as smt_engine
 from checker.spec.reading import materialize
-from checker.theorems.consistency import FAMILIES, computations, dimensions, spec_theorems
+from checker.theorems.consistency import FAMILIES, computations, dimensions, spec_theorems, theorems_of
 from checker.theorems.equation import difference
 from checker.scope import focus_of
 from checker.theorems.relations import blame, load_relations, locate
@@ -45,7 +47,7 @@ def prove_loaded(paths: list, relation_files: list, loaded: dict, opts: Options)
     for path in paths:
         spec, _ = loaded[path]
         if spec is not None:
-            tasks.extend(("theorems", path, family) for family in _PARALLEL_FAMILIES)
+            tasks.extend(("theorems", path, family) for family in _PARALLEL_FAMILIES if family in theorems_of(spec))
             tasks.extend(("fragment", path, k) for k, _ in enumerate(spec.fragments()))
     known = {os.path.abspath(p): s for p, (s, _) in loaded.items() if s is not None}
     for path in relation_files:
@@ -67,15 +69,21 @@ def prove_loaded(paths: list, relation_files: list, loaded: dict, opts: Options)
         for f in (f for sec in spec.sections for f in sec.figures_only):
             mine.extend(prove_fragment(spec, f, opts))  # fragment-shape and errata only: no formula
         out.extend(mine)
+        theorems = theorems_of(spec)
         resolve = referee(path, loaded)  # one read of each sibling for both
-        out.extend(same_as(spec, path, resolve))
-        out.extend(wording.check(spec, resolve))
-        out.extend(dimensions(spec, mine))
-        # after the fragments: their proofs settle it, as they settle dimensions (and where one
-        # failed, it is asked here, of both engines)
-        out.extend(computations(spec, _Readings(spec), opts, mine))
+        if "same-as" in theorems:
+            out.extend(same_as(spec, path, resolve))
+        if "words" in theorems:
+            out.extend(wording.check(spec, resolve))
+        if "dimensions" in theorems:
+            out.extend(dimensions(spec, mine))
+        if "computations" in theorems:
+            # after the fragments: their proofs settle it, as they settle dimensions (and where
+            # one failed, it is asked here, of both engines)
+            out.extend(computations(spec, _Readings(spec), opts, mine))
         for family in _PARALLEL_FAMILIES:
-            out.extend(done[("theorems", path, family)])
+            if family in theorems:
+                out.extend(done[("theorems", path, family)])
     for path in relation_files:
         rels, errors = relations[path]
         out.extend(errors or [])
@@ -175,7 +183,7 @@ def _heaviest_first(work):
 def domains(fragment):
     if fragment.computations:
         return [(c.id, c.lanes) for c in fragment.computations]
-    return [(None, tuple(range(32)))]
+    return [(None, tuple(range(fragment.threads.count)))]
 
 
 def prove_fragment(spec, fragment, opts: Options) -> list:
@@ -200,54 +208,61 @@ def check_reading(spec, reading, opts, erratum=None) -> list:
     """Every property of one reading; each result says where and why."""
     f = reading.fragment
     results = []
-    t0 = time.perf_counter()
-    verdict, cex = shape.check(reading)
-    loc = cex.pop("location") if cex else str(f.span)
-    results.append(Result(spec.path, f.id, "fragment-shape", PROVED if verdict == "proved" else REFUTED,
-                          time.perf_counter() - t0, loc, cex,
-                          message=cex["message"] if cex else ""))
+    for prop in table_properties(reading):
+        t0 = time.perf_counter()
+        verdict, found = prop.check(reading)
+        results.append(Result(spec.path, f.id, prop.name, PROVED if verdict == "proved" else REFUTED,
+                              time.perf_counter() - t0, found.location if found else str(f.span),
+                              found.counterexample if found else None, message=found.message if found else ""))
     if reading.layout is None:
         return results
     sym = smt_engine.symbolic(reading.layout, reading.width)
+    props = engine_properties(reading)
     doms = domains(f)
     together = None
     if len(doms) > 1:
         name = f"{spec.shape}.{f.id}" + (".printed" if reading.reverted else "")
         together = smt_engine.prove_computations(name, sym, [lanes for _, lanes in doms], reading.n,
-                                                 f.rows, f.cols, opts.dump_smt)
+                                                 f.rows, f.cols, props, opts.dump_smt)
     for comp, lanes in doms:
         known = together[lanes] if together else None
-        results.extend(_smt_domain(spec, reading, comp, lanes, opts, sym, known))
+        results.extend(_smt_domain(spec, reading, comp, lanes, opts, sym, props, known))
     return results
 
 
-def _smt_domain(spec, reading, comp, lanes, opts, sym, known=None) -> list:
+def _smt_domain(spec, reading, comp, lanes, opts, sym, props, known=None) -> list:
     f = reading.fragment
     name = f"{spec.shape}.{f.id}" + (f".mma{comp}" if comp else "") + (".printed" if reading.reverted else "")
-    sparse = chunk.sparse_ranges(reading)
     t0 = time.perf_counter()
     py = py_engine.decide_reading(reading, lanes) if opts.cross_check else None
     if py is not None:
-        hint = tuple(py["covers"][1]["cell"]) if py["covers"][0] == "refuted" else None
+        hint = py["covers"][1].cell if py["covers"][0] == "refuted" else None
     else:
         hint = lambda: _hole_by_enumeration(reading, lanes, f)  # noqa: E731 - only if counting can't decide
     t1 = time.perf_counter()
-    answers = known or smt_engine.prove(name, sym, lanes, reading.n, f.rows, f.cols, opts.dump_smt, hint,
-                                        sparse, expect=py)
+    answers = known or smt_engine.prove(name, sym, lanes, reading.n, f.rows, f.cols, props, opts.dump_smt, hint,
+                                        sparse_ranges(reading), expect=py)
+    ex = Explain(spec.path, reading, comp)
     out = []
-    for prop in SMT_PROPERTIES + (("chunk",) if sparse else ()):
-        a = answers[prop]
-        if py is not None and a.verdict != "unknown" and (a.verdict, a.witness) != py[prop]:
-            raise EngineDisagreement(f"{name} {prop}: z3 says {a.verdict} {a.witness}, "
-                                     f"enumeration says {py[prop][0]} {py[prop][1]}")
+    for prop in props:
+        a = answers[prop.name]
+        if py is not None and a.verdict != "unknown" and (a.verdict, a.witness) != py[prop.name]:
+            raise EngineDisagreement(f"{name} {prop.name}: z3 says {a.verdict} {_shown(a.witness)}, "
+                                     f"enumeration says {py[prop.name][0]} {_shown(py[prop.name][1])}")
         verdict = {"proved": PROVED, "refuted": REFUTED, "unknown": UNKNOWN}[a.verdict]
-        cex, loc, msg = describe(spec, reading, prop, a.witness, comp) if a.witness else (None, None, "")
+        found = prop.message(ex, a.witness) if a.witness else None
+        msg = found.message if found else ""
         if verdict == UNKNOWN:
-            msg = f"z3 could not decide {prop}: {a.reason}"
-        out.append(Result(spec.path, f.id, prop, verdict, a.seconds,
-                          loc or str(f.formula.span(0)), cex, computation=comp, message=msg,
-                          detail={"reason": a.reason, "python_seconds": (t1 - t0) / len(SMT_PROPERTIES)}))
+            msg = f"z3 could not decide {prop.name}: {a.reason}"
+        out.append(Result(spec.path, f.id, prop.name, verdict, a.seconds,
+                          (found.location if found else None) or str(f.formula.span(0)),
+                          found.counterexample if found else None, computation=comp, message=msg,
+                          detail={"reason": a.reason, "python_seconds": (t1 - t0) / len(props)}))
     return out
+
+
+def _shown(witness) -> str:
+    return str(witness.as_json()) if witness is not None else "None"
 
 
 def _hole_by_enumeration(reading, lanes, f):
@@ -293,80 +308,3 @@ def check_erratum(spec, fragment, erratum, n, opts) -> list:
             r.counterexample["erratum_at"] = str(erratum.span)
         out.append(r)
     return out
-
-
-def describe(spec, reading, prop, w, comp):
-    """A counterexample a person can check by hand: lanes, elements, the cell, the pieces with
-    their file:line:col, and a command that replays it."""
-    f = reading.fragment
-    letter = f.letter
-    mat = f"the compressed {f.operand}" if f.sparsity is not None else f.operand
-
-    layout = reading.layout
-
-    def pieces_at(lane, i):
-        rows, cols = at(layout, lane, i)
-        out = []
-        named = [("row", rows, layout.row), ("col", cols, layout.col)]
-        named += [(name, hits, formula) for (name, hits), formula in zip(bound_at(layout, lane, i), layout.bound)]
-        for target, hits, formula in named:
-            for k, value, _ in hits:
-                out.append({"point": f"lane {lane} {letter}{i}", "formula": target, "piece": k + 1, "value": value,
-                            "at": str(layout.src.span(formula.pieces[k].off))})
-        return rows, cols, out, named
-
-    def replay(lane, i):
-        flag = ""
-        if reading.reverted is not None:
-            flag = f" --as-printed {f.errata.index(reading.reverted) + 1}"
-        return f"checker eval {spec.path} --fragment {f.id} --lane {lane} --i {i}{flag}"
-
-    cex: dict = {}
-    loc = None
-    if prop in ("defined", "in-range", "chunk"):
-        lane, i = w["lane"], w["i"]
-        rows, cols, pieces, named = pieces_at(lane, i)
-        cex = {"lanes": [lane], "elements": [f"{letter}{i}"], "pieces": pieces, "replay": replay(lane, i)}
-        if prop == "chunk":
-            what, blame = chunk.explain(layout, lane, i, *chunk.sparse_ranges(reading))
-            loc = next((p["at"] for p in pieces if p["formula"] == blame), pieces[0]["at"] if pieces else None)
-            msg = f"{f.id} breaks its column ranges at lane {lane} {letter}{i}: {what}"
-        elif prop == "defined":
-            bad = next(((t, h, formula) for t, h, formula in named if len(h) != 1), None)
-            if bad:
-                bad, hits, formula = bad
-                loc = str(layout.src.span(formula.off))
-                desc = f"no piece of '{bad} =' applies" if not hits else \
-                    f"{len(hits)} pieces of '{bad} =' apply (pieces {', '.join(str(k + 1) for k, _, _ in hits)})"
-            else:
-                desc = "a local definition is used outside its 'for' clause"
-            msg = f"{f.id} is not defined at lane {lane} {letter}{i}: {desc}"
-        else:
-            bad = next(p for p in pieces if p["formula"] in ("row", "col")
-                       and not 0 <= p["value"] < (f.rows if p["formula"] == "row" else f.cols))
-            loc = bad["at"]
-            limit = f.rows if bad["formula"] == "row" else f.cols
-            cex["cell"] = [p["value"] for p in pieces[:2]] if len(pieces) >= 2 else None
-            msg = (f"{f.id} is out of range at lane {lane} {letter}{i}: {bad['formula']} = {bad['value']}, "
-                   f"outside 0..{limit - 1}")
-    elif prop == "injective":
-        (l1, i1, l2, i2), cell = (w["lane"], w["i"], w["lane2"], w["i2"]), w["cell"]
-        p1, p2 = pieces_at(l1, i1)[2], pieces_at(l2, i2)[2]
-        cex = {"lanes": [l1, l2], "elements": [f"{letter}{i1}", f"{letter}{i2}"], "cell": cell,
-               "pieces": p1 + p2, "replay": replay(l1, i1) + " ; " + replay(l2, i2)}
-        # the piece the two points do not share is the suspect; if they share all, the row piece
-        differing = [b for a, b in zip(p1, p2) if a["at"] != b["at"]]
-        loc = (differing[-1] if differing else p1[0])["at"]
-        msg = (f"{f.id} is not injective: lane {l1} {letter}{i1} and lane {l2} {letter}{i2} "
-               f"both hold {mat}[{cell[0]}][{cell[1]}]")
-    else:  # covers
-        cell = w["cell"]
-        cex = {"lanes": [], "elements": [], "cell": cell}
-        loc = str(layout.src.span(layout.row.off))
-        msg = f"{f.id} does not cover {mat}[{cell[0]}][{cell[1]}]: no lane holds it"
-    if comp is not None:
-        msg += f" (MMA computation {comp})"
-    if reading.reverted is not None:
-        msg = "as printed: " + msg
-    cex["message"] = msg
-    return cex, loc, msg

@@ -16,9 +16,10 @@ class Num:
 
 @dataclass(frozen=True)
 class Lane:
-    """`%laneid`."""
+    """`%laneid`, or another name the document gives a thread's index (checker.families)."""
 
     off: int
+    name: str = "%laneid"
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,11 @@ i is in {0..3} and the `if %laneid < 16` piece does not.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from checker.errors import SpecError
+from checker.families import WARP, Threads
 from checker.formula import ast
 from checker.spec.text import SourceText
 
@@ -127,14 +129,18 @@ class _Typer:
         self.err(node, f"internal: unknown node {type(node).__name__}")  # pragma: no cover
 
 
-def lower(block: ast.Block, src: SourceText, letter: str, sparse=None) -> Layout:
+def lower(block: ast.Block, src: SourceText, letter: str, sparse=None, threads: Threads = WARP,
+          constants: dict | None = None) -> Layout:
     """`sparse`: a sparse A's model.Sparsity; the compressed column needs its `per_register`
-    non-zero elements out of `out_of` consecutive ones."""
-    known: set = {"i"}
-    defs = []
+    non-zero elements out of `out_of` consecutive ones. `threads`: who holds the fragment, and
+    the names the formulas may give a thread's index; `constants`: the shape's parameter (N)."""
+    block, implicit = _resolve(block, src, threads, constants or {})
+    known: set = {"i"} | {name for name, _ in implicit}
+    defs = list(implicit)
     for d in block.definitions:
-        if d.name in RESERVED or d.name in known:
-            what = "a reserved name" if d.name in RESERVED else "already defined"
+        if d.name in RESERVED or d.name in known or d.name in (constants or {}):
+            what = "a reserved name" if d.name in RESERVED else \
+                "the shape's parameter" if d.name in (constants or {}) else "already defined"
             raise SpecError(src.span(d.off), f"cannot define {d.name!r}: {what}")
         _Typer(src, known).check(d.value, "int")
         known.add(d.name)
@@ -248,3 +254,61 @@ def _check_letter(elem, src, letter):
     if elem is not None and elem.letter != letter:
         raise SpecError(src.span(elem.off),
                         f"'for {elem.letter}...' names elements of another operand; this fragment's are {letter}0, {letter}1, ...")
+
+
+def _resolve(block: ast.Block, src: SourceText, threads: Threads, constants: dict) -> tuple:
+    """The block with the domain's names resolved, and the definitions they need: the thread
+    index itself stays a Lane node (what every engine evaluates); a name for part of it (a
+    warpgroup's %laneid, the index mod 32) becomes a definition over it, evaluated like any
+    other; the shape's parameter becomes its number."""
+    base = next(name for name, divisor, modulus in threads.names if divisor == 1 and modulus is None)
+    implicit: dict = {}
+
+    def resolve(node):
+        if isinstance(node, ast.Lane):
+            found = threads.named(node.name)
+            if found is None:
+                known = ", ".join(name for name, _, _ in threads.names)
+                raise SpecError(src.span(node.off), f"unknown name {node.name!r}: the threads that hold this "
+                                                    f"fragment are named {known}")
+            if node.name == base:
+                return ast.Lane(node.off, base)
+            divisor, modulus = found
+            if node.name not in implicit:
+                value = ast.Lane(node.off, base)
+                if divisor != 1:
+                    value = ast.Bin("/", value, ast.Num(divisor, str(divisor), node.off), node.off)
+                if modulus is not None:
+                    value = ast.Bin("%", value, ast.Num(modulus, str(modulus), node.off), node.off)
+                implicit[node.name] = value
+            return ast.Var(node.name, node.off)
+        if isinstance(node, ast.Var) and node.name in constants:
+            return ast.Num(constants[node.name], str(constants[node.name]), node.off)
+        return node
+
+    if not any(isinstance(n, ast.Lane) and n.name != base or isinstance(n, ast.Var) and n.name in constants
+               for n in _nodes(block)):
+        return block, ()  # every thread is named by its index (a warp's %laneid): nothing to rewrite
+    return _rebuild(block, resolve), tuple(implicit.items())
+
+
+def _nodes(node):
+    """Every AST node below `node`, depth first."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, tuple):
+            stack.extend(n)
+        elif dataclasses.is_dataclass(n) and not isinstance(n, type):
+            yield n
+            stack.extend(getattr(n, f.name) for f in dataclasses.fields(n))
+
+
+def _rebuild(node, fn):
+    """`node` with `fn` applied to every AST node below it, bottom-up."""
+    if isinstance(node, tuple):
+        return tuple(_rebuild(x, fn) for x in node)
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        changed = {f.name: _rebuild(getattr(node, f.name), fn) for f in dataclasses.fields(node)}
+        return fn(dataclasses.replace(node, **changed))
+    return node

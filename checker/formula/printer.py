@@ -23,7 +23,7 @@ def expr(node) -> str:
     if isinstance(node, ast.Num):
         return node.text
     if isinstance(node, ast.Lane):
-        return "%laneid"
+        return node.name
     if isinstance(node, ast.Var):
         return node.name
     if isinstance(node, ast.SetLit):

@@ -26,7 +26,7 @@ OPTIONS = {
 _ELEMENTS_GRAMMAR = r"""
 start: item ("," item)*
 ?item: NAME | ELLIPSIS
-NAME: /[a-zA-Z][0-9]+/
+NAME: /[a-zA-Z]([0-9]+|[A-Z])/
 ELLIPSIS: "..." | "…"
 %ignore /[ \t\r\n]+/
 """

@@ -30,7 +30,7 @@ from checker.formula.bounds import Bounds
 from checker.formula.lower import lower
 from checker.formula.parser import parse_block
 from checker.mutate.operators import mutants
-from checker.properties import enumerate as py_engine
+from checker.properties import REGISTRY, enumerate as py_engine
 from checker import workers
 from checker.prover import Options, domains
 from checker.spec.load import load_spec
@@ -42,7 +42,8 @@ from checker.files import split_relations
 from checker.theorems.relations import load_relations
 from checker.theorems.run import Disagreement, decide, equation_result
 
-ORDER = ("bounds", "defined", "in-range", "injective", "covers", "chunk", "computations", "shared-layout", "packing",
+# cheapest first: the engine properties in the registry's order, then the theorems
+ORDER = ("bounds", *(p.name for p in REGISTRY if p.kind != "table"), "computations", "shared-layout", "packing",
          "relation", "crosscheck", "equivalent", "survivor")
 
 
@@ -123,8 +124,9 @@ def _dumps_of(spec, path: str, dumps: list) -> list:
 
 
 def _mutant_reading(reading, block, src):
-    layout = lower(block, src, reading.fragment.letter, reading.fragment.sparsity)
-    width = max(Bounds(layout, (0, 31), reading.n).bits(), reading.width)
+    f = reading.fragment
+    layout = lower(block, src, f.letter, f.sparsity, f.threads, dict(f.params))
+    width = max(Bounds(layout, (0, f.threads.count - 1), reading.n).bits(), reading.width)
     return dataclasses.replace(reading, layout=layout, width=width)
 
 

@@ -11,11 +11,13 @@ lies in (the metadata says where in it). So at every (lane, i):
     come from one range of one row
 
 Together with `injective` and `covers` on the compressed A this makes (lane, register) a
-bijection onto the ranges of A. This module is the plain-Python engine; smt.properties has z3's.
+bijection onto the ranges of A.
 """
 from __future__ import annotations
 
 from checker.formula.evaluate import cells, environment
+from checker.properties.base import Finding, Point, Property
+from checker.smt.terms import disj
 
 
 def sparse_ranges(reading) -> tuple | None:
@@ -49,7 +51,7 @@ def why(row, first, last, head_row, head_first, out_of: int, k: int) -> tuple | 
     return None
 
 
-def decide(layout, lanes, n: int, per_register: int, out_of: int, k: int) -> tuple:
+def smallest(layout, lanes, n: int, per_register: int, out_of: int, k: int) -> Point | None:
     points = [(lane, i) for lane in lanes for i in range(n)]
     heads = [(lane, i - i % per_register) for lane, i in points]
     rows, firsts, lasts = ranges(layout, points)
@@ -57,8 +59,8 @@ def decide(layout, lanes, n: int, per_register: int, out_of: int, k: int) -> tup
     for x, p in enumerate(points):
         h = index[heads[x]]
         if why(rows[x], firsts[x], lasts[x], rows[h], firsts[h], out_of, k):
-            return "refuted", {"lane": p[0], "i": p[1]}
-    return "proved", None
+            return Point(*p)
+    return None
 
 
 def explain(layout, lane: int, i: int, per_register: int, out_of: int, k: int) -> tuple:
@@ -68,3 +70,44 @@ def explain(layout, lane: int, i: int, per_register: int, out_of: int, k: int) -
     if found is None:
         return "the chunk property holds here", "row"
     return found[0], ("row", *layout.column_range)[found[1]]
+
+
+class Chunk(Property):
+    name = "chunk"
+    order = 60
+    meaning = "A sparse A's registers hold whole chunks of one row, as its table describes"
+    kind = "point"
+    sparse_only = True
+
+    def applies(self, reading) -> bool:
+        return sparse_ranges(reading) is not None
+
+    def enumerate(self, ev):
+        return smallest(ev.layout, ev.lanes, ev.n, *sparse_ranges(ev.reading))
+
+    def violation(self, q) -> str:
+        """The conditions above at every point, the register's first element found by applying
+        the layout at i - i % per_register."""
+        per_register, out_of, k = q.sparse
+        p = q.p
+        name_first, name_last = q.sym.column_range
+        head = q.sym.at(q.lane, f"(bvsub {q.i} (bvsmod {q.i} {q.bv(per_register)}))")
+        first_, last = p.named[name_first], p.named[name_last]
+        return disj([f"(distinct (bvadd (bvsub {last} {first_}) {q.bv(1)}) {q.bv(out_of)})",
+                     f"(distinct (bvsmod {first_} {q.bv(out_of)}) {q.bv(0)})",
+                     f"(bvslt {first_} {q.bv(0)})", f"(bvsge {last} {q.bv(k)})",
+                     f"(distinct {head.row} {p.row})", f"(distinct {head.named[name_first]} {first_})"])
+
+    def message(self, ex, w) -> Finding:
+        lane, i = w.lane, w.i
+        f, layout = ex.fragment, ex.reading.layout
+        _, _, pieces, _ = ex.pieces_at(lane, i)
+        what, blame = explain(layout, lane, i, *sparse_ranges(ex.reading))
+        loc = next((p["at"] for p in pieces if p["formula"] == blame), pieces[0]["at"] if pieces else None)
+        msg = ex.finish(f"{f.id} breaks its column ranges at lane {lane} {ex.letter}{i}: {what}")
+        cex = {"lanes": [lane], "elements": [f"{ex.letter}{i}"], "pieces": pieces, "replay": ex.replay(lane, i),
+               "message": msg}
+        return Finding(cex, loc, msg)
+
+
+PROPERTY = Chunk()

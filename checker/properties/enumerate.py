@@ -6,9 +6,10 @@ compared point for point, not just on their verdicts.
 from __future__ import annotations
 
 import operator
+from functools import cached_property
 
 from checker.formula.evaluate import environment, formula_hits, piece_columns
-from checker.properties import chunk
+from checker.properties import engine_properties
 
 
 def table(layout, lanes, n) -> dict:
@@ -34,61 +35,65 @@ def smallest_hole(holders: dict, rows: int, cols: int):
     return next(((r, c) for r in range(rows) for c in range(cols) if (r, c) not in holders), None)
 
 
-def decide(layout, lanes, n, rows, cols) -> dict:
-    """Every property at once, column by column: each formula's pieces are evaluated over all
-    points together, and each property's smallest witness is the first point its column flags.
-    Points are in (lane, i) order, so first is lexicographically smallest, as z3 finds it."""
-    points = sorted((lane, i) for lane in lanes for i in range(n))
-    size = len(points)
-    env = environment(layout, points)
-    index = range(size)
-    undefined, outside, held = [False] * size, [False] * size, [True] * size
-    firsts = []
-    for k, formula in enumerate(layout.formulas()):
-        limit = (rows, cols)[k] if k < 2 else None  # row, col; a sparse A's firstcol/lastcol have no range here
-        count, first = [0] * size, [None] * size
-        for _, guard, vals, oks in piece_columns(formula, env, size):
-            count = list(map(operator.add, count, map(bool, guard)))
-            if oks is not None:
-                undefined = [u or (g and not o) for u, g, o in zip(undefined, guard, oks)]
-            first = [v if g and f is None else f for f, g, v in zip(first, guard, vals)]
-            if limit is not None:
-                outside = [x or (g and not 0 <= v < limit) for x, g, v in zip(outside, guard, vals)]
-        undefined = [u or c != 1 for u, c in zip(undefined, count)]
-        held = [h and c > 0 for h, c in zip(held, count)]
-        firsts.append(first)
-    answers = {"defined": _point(next((points[p] for p in index if undefined[p]), None)),
-               "in-range": _point(next((points[p] for p in index if outside[p]), None))}
-    holders: dict = {}
-    clash = None
-    for p, cell in enumerate(zip(firsts[0], firsts[1])):
-        if not held[p]:
-            continue
-        if cell in holders:
-            if clash is None or holders[cell] < clash[0]:
-                clash = (holders[cell], p, cell)
-        else:
-            holders[cell] = p
-    if clash:
-        (l1, i1), (l2, i2) = points[clash[0]], points[clash[1]]
-        answers["injective"] = ("refuted", {"lane": l1, "i": i1, "lane2": l2, "i2": i2, "cell": list(clash[2])})
-    else:
-        answers["injective"] = ("proved", None)
-    hole = smallest_hole(holders, rows, cols)
-    answers["covers"] = ("refuted", {"cell": list(hole)}) if hole else ("proved", None)
-    return answers
+class Evaluation:
+    """A layout evaluated over its whole domain, column by column: each formula's pieces over all
+    points together. Points are in (lane, i) order, so the first point a column flags is the
+    lexicographically smallest witness, as z3 finds it. Each property reads the columns it needs."""
+
+    def __init__(self, layout, lanes, n, rows, cols, reading=None):
+        self.layout, self.lanes, self.n, self.rows, self.cols = layout, tuple(lanes), n, rows, cols
+        self.reading = reading
+        self.points = sorted((lane, i) for lane in lanes for i in range(n))
+        size = len(self.points)
+        env = environment(layout, self.points)
+        undefined, outside, held = [False] * size, [False] * size, [True] * size
+        firsts = []
+        for k, formula in enumerate(layout.formulas()):
+            limit = (rows, cols)[k] if k < 2 else None  # row, col; a sparse A's firstcol/lastcol have no range here
+            count, first = [0] * size, [None] * size
+            for _, guard, vals, oks in piece_columns(formula, env, size):
+                count = list(map(operator.add, count, map(bool, guard)))
+                if oks is not None:
+                    undefined = [u or (g and not o) for u, g, o in zip(undefined, guard, oks)]
+                first = [v if g and f is None else f for f, g, v in zip(first, guard, vals)]
+                if limit is not None:
+                    outside = [x or (g and not 0 <= v < limit) for x, g, v in zip(outside, guard, vals)]
+            undefined = [u or c != 1 for u, c in zip(undefined, count)]
+            held = [h and c > 0 for h, c in zip(held, count)]
+            firsts.append(first)
+        self.undefined, self.outside, self.held, self.firsts = undefined, outside, held, firsts
+
+    def first_flagged(self, column):
+        return next((self.points[p] for p, flag in enumerate(column) if flag), None)
+
+    @cached_property
+    def holders(self) -> tuple:
+        """(cell -> its first holder's index, the smallest clash (first, second, cell) or None)."""
+        holders: dict = {}
+        clash = None
+        for p, cell in enumerate(zip(self.firsts[0], self.firsts[1])):
+            if not self.held[p]:
+                continue
+            if cell in holders:
+                if clash is None or holders[cell] < clash[0]:
+                    clash = (holders[cell], p, cell)
+            else:
+                holders[cell] = p
+        return holders, clash
+
+
+def decide(layout, lanes, n, rows, cols, reading=None, properties=None) -> dict:
+    """{property: (verdict, witness)} for every engine property that applies (all of them for a
+    bare layout, as the export and the campaign ask)."""
+    ev = Evaluation(layout, lanes, n, rows, cols, reading)
+    out = {}
+    for prop in properties if properties is not None else engine_properties(reading):
+        witness = prop.enumerate(ev)
+        out[prop.name] = ("proved", None) if witness is None else ("refuted", witness)
+    return out
 
 
 def decide_reading(reading, lanes) -> dict:
-    """Every property of a reading the prover asks z3 about, decided by enumeration: the four of
-    every fragment, and a sparse A's chunk property."""
+    """Every property of a reading the prover asks the engines about, decided by enumeration."""
     f = reading.fragment
-    answers = decide(reading.layout, lanes, reading.n, f.rows, f.cols)
-    sparse = chunk.sparse_ranges(reading)
-    if sparse:
-        answers["chunk"] = chunk.decide(reading.layout, lanes, reading.n, *sparse)
-    return answers
-
-
-def _point(p):
-    return ("refuted", {"lane": p[0], "i": p[1]}) if p else ("proved", None)
+    return decide(reading.layout, lanes, reading.n, f.rows, f.cols, reading)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from checker.properties import REGISTRY
 from checker.results import PROVED, SPEC_ERROR, UNKNOWN
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -12,11 +13,7 @@ INFO_URI = "https://github.com/ptx-fragment-checker/ptx-fragment-checker"
 RULES = {
     "load": "The spec file loads: YAML, structure (JSON Schema) and meaning",
     "syntax": "The printed formula parses (an erratum predicts where it does not)",
-    "fragment-shape": "Element count = registers x elements per register; names a0..aN-1",
-    "defined": "Exactly one formula piece applies for every lane and element",
-    "in-range": "Every element lands inside the matrix",
-    "injective": "No two (lane, element) pairs hold the same matrix cell",
-    "covers": "Every matrix cell is held by some lane and element",
+    **{p.name: p.meaning for p in REGISTRY},
     "dimensions": "A, B and C/D fragments of one instruction agree on M, N and K",
     "computations": "Each MMA computation's lanes hold every row and column it needs",
     "shared-layout": "Types sharing one table name the same elements",

@@ -6,7 +6,7 @@ from checker.properties.enumerate import table as enumerate_table
 
 
 def fragment_table(spec, fragment, reading) -> dict:
-    tab = enumerate_table(reading.layout, tuple(range(32)), reading.n)
+    tab = enumerate_table(reading.layout, tuple(range(fragment.threads.count)), reading.n)
     entries = []
     for (lane, i), (rows, cols, *_) in sorted(tab.items()):
         entries.append([lane, i, rows[0][1] if rows else None, cols[0][1] if cols else None])
@@ -35,7 +35,7 @@ def render_text(t: dict, letter: str) -> str:
         sp = t["sparse"]
         head = (f"{t['shape']} {t['id']} (the compressed {t['operand']}, {t['rows']}x{t['cols']}: the non-zero elements "
                 f"of a {t['rows']}x{sp['k']} {t['operand']} at {sp['granularity']}; types {', '.join(t['types'])})")
-    groups = t["computations"] or [list(range(32))]
+    groups = t["computations"] or [sorted({lane for lane, *_ in t["entries"]})]
     out = [head]
     for k, lanes in enumerate(groups):
         if t["computations"]:

@@ -42,10 +42,11 @@ def geometry(fragment, type_: str, reading=None) -> Geometry:
     row = next(r for r in fragment.table if type_ in r.types)
     reading = reading or materialize(fragment)
     n = reading.n
-    pts = [(lane, i) for lane in range(32) for i in range(n)]
+    threads = fragment.threads.count
+    pts = [(lane, i) for lane in range(threads) for i in range(n)]
     rows, cols = cells(reading.layout, pts)
-    rows, cols = np.array(rows).reshape(32, n), np.array(cols).reshape(32, n)
-    groups = tuple(c.lanes for c in fragment.computations) or (tuple(range(32)),)
+    rows, cols = np.array(rows).reshape(threads, n), np.array(cols).reshape(threads, n)
+    groups = tuple(c.lanes for c in fragment.computations) or (tuple(range(threads)),)
     p = row.per_register or 1
     if p * BITS[type_] > KIND_BITS[row.kind] or row.count * p < n:
         raise ModelError(f"{fragment.id}: {row.count} x .{row.kind} cannot hold {n} .{type_} elements")

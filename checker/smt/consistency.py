@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from checker.smt.properties import Answer, _member, symbolic
+from checker.smt.symbolic import Answer, member, symbolic
 from checker.smt.solver import Session, Var, bv
 from checker.smt.terms import conj, disj
 
@@ -29,7 +29,7 @@ def needs(name, operand, held, held_width, held_n, acc, acc_width, acc_n, groups
     missing = []
     for lanes in groups:
         cells = [image.at(bv(lane_, w), bv(e, w)) for lane_ in lanes for e in range(held_n)]
-        missing.append(conj([_member(lane, lanes, w)] +
+        missing.append(conj([member(lane, lanes, w)] +
                             [f"(or (distinct {c.row} {want[0]}) (distinct {c.col} {want[1]}))" for c in cells]))
     s = Session(name, dump_dir)
     s.add(f"(bvsge {lane} {bv(0, w)})", f"(bvslt {lane} {bv(32, w)})", f"(bvsge {i} {bv(0, w)})",

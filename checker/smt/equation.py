@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from checker.smt.properties import Answer, _member, _signed, symbolic
+from checker.smt.symbolic import Answer, member, signed, symbolic
 from checker.smt.solver import Session, Var
 from checker.smt.terms import Terms, conj
 
@@ -31,12 +31,12 @@ def prove(eq, width: int, dump_dir=None, expect=None) -> Answer:
     lane = Var("lane", w)
     env = {"lane": str(lane)}
     variables = [lane]
-    domain = [_member(lane, eq.lanes, w)]
+    domain = [member(lane, eq.lanes, w)]
     for name, vals in eq.variables:
         v = Var(f"eq.{name}", w)
         env[name] = str(v)
         variables.append(v)
-        domain.append(_member(v, vals, w))
+        domain.append(member(v, vals, w))
     left = _side(eq.left, env, w)
     right = _side(eq.right, env, w)
     names = ["lane"] + [v for v, _ in eq.variables]
@@ -52,7 +52,7 @@ def prove(eq, width: int, dump_dir=None, expect=None) -> Answer:
     if out.status == "unsat":
         answer = Answer("proved", queries=["differ"])
     elif out.status == "sat":
-        val = lambda t: _signed(out.model[str(t)], w)  # noqa: E731
+        val = lambda t: signed(out.model[str(t)], w)  # noqa: E731
         answer = Answer("refuted", {
             "point": {n: val(v) for n, v in zip(names, variables)},
             "left": {"lane": val(left[0]), "i": val(left[1]), "cell": [val(left[2]), val(left[3])]},

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from checker.smt.properties import Answer, symbolic
+from checker.smt.symbolic import Answer, symbolic
 from checker.smt.solver import Session, Var, bv
 from checker.smt.terms import disj
 

@@ -9,6 +9,9 @@ from importlib import resources
 
 from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
+from checker.families import FAMILIES
+from checker.formula.evaluate import values
+from checker.formula.parser import parse_expr
 from checker.spec import model, text, yamlload
 
 SCHEMA_ID = "ptx-fragment-checker/1"
@@ -162,19 +165,32 @@ class _Meaning:
         if stem != shape:
             raise SpecError(self.span(["shape"]), f"shape {shape!r} does not match the file name {stem!r}",
                             f"rename the file to {shape}.yaml or fix the shape")
-        m, n, k = (int(x) for x in re.fullmatch(r"m(\d+)n(\d+)k(\d+)", shape).groups())
-        for name, d in (("m", m), ("n", n), ("k", k)):
-            if not 1 <= d <= MAX_DIM:
+        family = FAMILIES[v.get("family", "mma")]
+        if re.fullmatch(family.shape, shape) is None:
+            raise SpecError(self.span(["shape"]), f"shape {shape!r} is not a {family.name} shape")
+        dims = family.dims(shape, {})
+        for name, d in dims.items():
+            if d is not None and not 1 <= d <= MAX_DIM:
                 raise SpecError(self.span(["shape"]), f"{name} = {d} is outside 1..{MAX_DIM}")
+        params = self.parameters(v, family, shape)
+        # one instance per value of the shape's parameter (a shape without one has one instance)
+        instances = [((), dims)] if not params else [
+            (((params[0], value),), dict(dims, **{d: value for d, x in dims.items() if x is None}))
+            for value in params[1]]
         seen: dict = {}
         sections = []
         for si, sec in enumerate(v["sections"]):
             base = ["sections", si]
-            comps = self.computations(sec, base)
+            sparse = any("sparsity" in fr for fr in sec.get("fragments", []))
+            sec_family = "mma.sp" if family.name == "mma" and sparse else family.name
+            comps = self.computations(sec, base, family.threads.count)
             # fragments with formulas, then the ones the document only draws; ids unique across both
-            frags, drawn = ([self.fragment(fr, self.unique(seen, base + [key, fi], fr["id"]), sec["section"], comps,
-                                           (m, n, k))
-                             for fi, fr in enumerate(sec.get(key, []))] for key in ("fragments", "figures_only"))
+            frags, drawn = ([], [])
+            for key, out in (("fragments", frags), ("figures_only", drawn)):
+                for fi, fr in enumerate(sec.get(key, [])):
+                    fpath = self.unique(seen, base + [key, fi], fr["id"])
+                    out.extend(self.fragment(fr, fpath, sec["section"], comps, values, sec_family, bound)
+                               for bound, values in instances)
             same = tuple(model.SameAs(tuple(x["operands"]), x["printed"], tuple(x["fragments"]),
                                       self.span(base + ["same_as", xi]),
                                       tuple(self.erratum(e, base + ["same_as", xi, "errata", k], "same_as", where="same_as")
@@ -187,7 +203,28 @@ class _Meaning:
                                           tuple(drawn), title_errata, self.span(base + ["title"]),
                                           tuple(sec.get("versions", ())),
                                           tuple(model.Difference(**d) for d in sec.get("differences", ()))))
-        return model.Spec(self.doc.path, shape, m, n, k, tuple(sections))
+        return model.Spec(self.doc.path, shape, dims["m"], dims["n"], dims["k"], tuple(sections), family.name,
+                          (params,) if params else ())
+
+    def parameters(self, v, family, shape) -> tuple:
+        """(name, values) of the shape's parameter, or (): `N` in m64nNk16, N = from..to by step."""
+        named = [d for d, x in family.dims(shape, {}).items() if x is None]
+        given = v.get("parameters", {})
+        if not named:
+            if given:
+                raise SpecError(self.span(["parameters"], key=True), f"shape {shape} has no parameter to give values to")
+            return ()
+        name = named[0].upper()
+        if name not in given:
+            raise SpecError(self.span(["shape"]), f"shape {shape} has the parameter {name}: give its values "
+                            f"(parameters: {{{name}: {{from: 8, to: 256, step: 8}}}})")
+        if set(given) != {name}:
+            extra = sorted(set(given) - {name})[0]
+            raise SpecError(self.span(["parameters", extra], key=True), f"shape {shape} has no parameter {extra}")
+        r = given[name]
+        if not 1 <= r["from"] <= r["to"] <= MAX_DIM:
+            raise SpecError(self.span(["parameters", name]), f"{name} from {r['from']} to {r['to']} is outside 1..{MAX_DIM}")
+        return name, tuple(range(r["from"], r["to"] + 1, r["step"]))
 
     def unique(self, seen: dict, fpath: list, fid: str) -> list:
         if fid in seen:
@@ -195,7 +232,7 @@ class _Meaning:
         seen[fid] = self.span(fpath + ["id"])
         return fpath
 
-    def computations(self, sec, base) -> tuple:
+    def computations(self, sec, base, threads: int) -> tuple:
         comps, owner = [], {}
         for ci, c in enumerate(sec.get("computations", [])):
             cpath = base + ["computations", ci]
@@ -214,7 +251,7 @@ class _Meaning:
             ids = [c.id for c in comps]
             if ids != list(range(1, len(ids) + 1)):
                 raise SpecError(self.span(base + ["computations"]), f"computation ids must be 1..{len(ids)} in order")
-            missing = sorted(set(range(32)) - set(owner))
+            missing = sorted(set(range(threads)) - set(owner))
             if missing:
                 raise SpecError(self.span(base + ["computations"]),
                                 f"lanes {missing[:8]} take part in no computation; every lane of the warp must")
@@ -235,7 +272,7 @@ class _Meaning:
         return model.Erratum(fld, e["printed"], self.stext(epath + ["value"]), tuple(e["breaks"]),
                              e["erratum"], self.span(epath), row, e.get("kind", "contradiction"))
 
-    def fragment(self, fr, fpath, section, comps, mnk) -> model.Fragment:
+    def fragment(self, fr, fpath, section, comps, values, family, params) -> model.Fragment:
         rows = []
         errata = [self.erratum(e, fpath + ["errata", k], "formula") for k, e in enumerate(fr.get("errata", []))]
         for ri, r in enumerate(fr["table"]):
@@ -243,7 +280,7 @@ class _Meaning:
             elements = self.stext(rpath + ["elements"]) if r.get("elements") is not None else None
             for k, e in enumerate(r.get("errata", [])):
                 errata.append(self.erratum(e, rpath + ["errata", k], "elements", row=ri, empty=elements is None))
-            reg = r["registers"]
+            reg = dict(r["registers"], count=self.count(r["registers"]["count"], rpath + ["registers", "count"], params))
             if reg["count"] * reg.get("per_register", 1) > MAX_ELEMENTS:  # from the numbers, before any domain is built
                 raise SpecError(self.span(rpath + ["registers"]), f"{reg['count']} registers x "
                                 f"{reg.get('per_register', 1)} elements is more than {MAX_ELEMENTS} elements per lane")
@@ -251,7 +288,11 @@ class _Meaning:
                                        reg.get("per_register"), elements, self.span(rpath),
                                        reg.get("container_bits"), reg.get("out_of"), r.get("elements_note"),
                                        self.span(rpath + ["fragment"])))
-        mrows, mcols = model.dims(fr["operand"], *mnk)
+        if FAMILIES[family].operand(fr["operand"]) is None:
+            names = ", ".join(o.name for o in FAMILIES[family].operands)
+            raise SpecError(self.span(fpath + ["operand"]), f"{family} has no operand {fr['operand']} in registers; "
+                            f"its operands are {names}")
+        mrows, mcols = model.dims(family, fr["operand"], values)
         sparsity = self.sparsity(fr, fpath, rows, mcols, comps) if "sparsity" in fr else None
         if sparsity is not None:
             mcols = mcols * sparsity.nonzero // sparsity.chunk
@@ -260,12 +301,22 @@ class _Meaning:
                             "the first table row must give the element list (or, where the document's cell "
                             "is empty, an erratum with printed: \"\" that reads it)")
         return model.Fragment(
-            id=fr["id"], operand=fr["operand"], layout=fr.get("layout"),
+            id=fr["id"] + "".join(f"[{name}={value}]" for name, value in params), operand=fr["operand"], layout=fr.get("layout"),
             header=self.stext(fpath + ["header"]), table=tuple(rows), figures=tuple(fr["figures"]),
             caption=fr.get("caption"),
             formula=self.stext(fpath + ["formula"]) if "formula" in fr else None, errata=tuple(errata), section=section,
             computations=comps, rows=mrows, cols=mcols, span=self.span(fpath), sparsity=sparsity,
-            caption_span=self.span(fpath + ["caption"]) if "caption" in fr else None)
+            caption_span=self.span(fpath + ["caption"]) if "caption" in fr else None, family=family,
+            threads=FAMILIES[family].threads, params=params)
+
+    def count(self, written, path, params) -> int:
+        """A register count: a number, or the document's expression in the parameter ("N/2")."""
+        if isinstance(written, int):
+            return written
+        value = _arithmetic(self.stext(path), dict(params))
+        if not 1 <= value <= MAX_ELEMENTS:
+            raise SpecError(self.span(path), f"{written} = {value} registers is outside 1..{MAX_ELEMENTS}")
+        return value
 
     def sparsity(self, fr, fpath, rows, k, comps) -> model.Sparsity:
         """Only A is sparse, and every table row must say how many of how many consecutive
@@ -290,3 +341,12 @@ class _Meaning:
                                 "hold the same number of non-zero elements out of the same range")
         return model.Sparsity(nonzero, chunk, sp.get("pairwise", False), sp["storage"], sp["printed"], k,
                               self.span(spath), rows[0].per_register, rows[0].out_of)
+
+
+def _arithmetic(src: text.SourceText, params: dict) -> int:
+    """An integer expression of the formula notation in the shape's parameter, evaluated."""
+    node = parse_expr(src)
+    try:
+        return int(values(node, {name: [v] for name, v in params.items()}, 1)[0])
+    except (KeyError, ZeroDivisionError):
+        raise SpecError(src.span(0), f"{src.text!r} must be an expression in {', '.join(params) or 'no parameter'}") from None

@@ -4,13 +4,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from checker.errors import SourceSpan
+from checker.families import FAMILIES, WARP, Threads
 from checker.spec.text import SourceText
 
 TYPE_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s32": 32, "u8": 8, "s8": 8,
              "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8, "e2m1": 4, "u4": 4, "s4": 4, "b1": 1}
 KIND_BITS = {"f16x2": 32, "b32": 32, "f32": 32, "s32": 32, "f64": 64, "b64": 64}
-HEADERS = {"A": (".atype",), "B": (".btype",), "C": (".ctype / .dtype", ".ctype", ".dtype")}
-LETTER = {"A": "a", "B": "b", "C": "c"}
 
 
 @dataclass(frozen=True)
@@ -99,10 +98,18 @@ class Fragment:
     caption: str | None = None  # the figure's caption, verbatim
     sparsity: Sparsity | None = None  # sparse A (mma.sp): rows x cols is the compressed A
     caption_span: SourceSpan | None = None
+    family: str = "mma"
+    threads: Threads = WARP  # who holds it: a warp's lanes, a warpgroup's threads
+    params: tuple = ()  # (name, value) of a parametric shape's instance: (("N", 64),)
 
     @property
     def letter(self) -> str:
-        return LETTER[self.operand]
+        return FAMILIES[self.family].operand(self.operand).letter
+
+    @property
+    def headers(self) -> tuple:
+        """What the type column of its table may be headed."""
+        return FAMILIES[self.family].operand(self.operand).headers
 
     @property
     def types(self) -> tuple:
@@ -158,9 +165,11 @@ class Spec:
     path: str
     shape: str
     m: int
-    n: int
+    n: int | None  # None: a parameter (every instance has its own)
     k: int
     sections: tuple
+    family: str = "mma"
+    parameters: tuple = ()  # (name, values): ("N", (8, 16, ..., 256))
 
     def fragments(self) -> tuple:
         return tuple(f for s in self.sections for f in s.fragments)
@@ -169,5 +178,6 @@ class Spec:
         return next((f for f in self.fragments() if f.id == fid), None)
 
 
-def dims(operand: str, m: int, n: int, k: int) -> tuple[int, int]:
-    return {"A": (m, k), "B": (k, n), "C": (m, n)}[operand]
+def dims(family: str, operand: str, values: dict) -> tuple[int, int]:
+    rows, cols = FAMILIES[family].operand(operand).dims
+    return values[rows], values[cols]

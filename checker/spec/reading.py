@@ -108,16 +108,18 @@ def _materialize(fragment, revert, n) -> Reading:
             syntax = exc
             return None
 
-    elements = tuple(None if t is None else guarded("elements", parse_elements, t) for t in element_texts)
+    params = dict(fragment.params)
+    elements = tuple(None if t is None else guarded("elements", parse_elements, t, params) for t in element_texts)
     sparse = fragment.sparsity
     if n is None:
         n = fragment.table[0].count * sparse.per_register if sparse else len(elements[0])
-    layout = guarded("formula", _layout, formula, fragment.letter, sparse) if formula is not None else None
+    layout = guarded("formula", _layout, formula, fragment, params) if formula is not None else None
     # wide enough for every value the formulas reach and every limit they are compared with
     limit = max(fragment.rows, fragment.cols, fragment.sparsity.k if sparse else 0)
-    width = max(Bounds(layout, (0, 31), n).bits(), limit.bit_length() + 2) if layout is not None else 0
+    width = max(Bounds(layout, (0, fragment.threads.count - 1), n).bits(), limit.bit_length() + 2) \
+        if layout is not None else 0
     return Reading(fragment, revert, header.text, elements, layout, width, n, syntax)
 
 
-def _layout(formula, letter, sparse) -> Layout:
-    return lower(parse_block(formula), formula, letter, sparse)
+def _layout(formula, fragment, params) -> Layout:
+    return lower(parse_block(formula), formula, fragment.letter, fragment.sparsity, fragment.threads, params)

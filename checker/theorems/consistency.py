@@ -32,6 +32,14 @@ def contiguous(fragment) -> str:
 
 
 FAMILIES = ("computations", "shared-layout", "packing")
+# The theorems each instruction family's specs are held to (checker.families): these are about
+# the warp-level mma, its operands A, B, C and its document's words; another family's come with
+# its specs.
+THEOREMS = {"mma": ("dimensions", "same-as", "words") + FAMILIES}
+
+
+def theorems_of(spec) -> tuple:
+    return THEOREMS.get(spec.family, ())
 
 
 def spec_theorems(spec, readings: dict, opts, families=FAMILIES) -> list:

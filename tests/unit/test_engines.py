@@ -7,7 +7,7 @@ import pytest
 
 from conftest import CASES, SPECS
 
-from checker.properties import enumerate as py_engine
+from checker.properties import engine_properties, enumerate as py_engine, get
 from checker.properties.chunk import sparse_ranges
 from checker.prover import domains
 from checker.smt import properties as smt_engine
@@ -38,8 +38,9 @@ def test_engines_agree(path, fragment, reading):
     sym = smt_engine.Symbolic(reading.layout, reading.width)
     for comp, lanes in domains(fragment):
         py = py_engine.decide_reading(reading, lanes)
-        hint = tuple(py["covers"][1]["cell"]) if py["covers"][0] == "refuted" else None
-        z3 = smt_engine.prove("t", sym, lanes, reading.n, fragment.rows, fragment.cols, hole_hint=hint,
+        hint = py["covers"][1].cell if py["covers"][0] == "refuted" else None
+        z3 = smt_engine.prove("t", sym, lanes, reading.n, fragment.rows, fragment.cols, engine_properties(reading),
+                              hole_hint=hint,
                               sparse=sparse_ranges(reading))
         assert set(z3) == set(py)
         for prop, answer in z3.items():
@@ -64,9 +65,10 @@ def test_covers_without_hint_uses_z3_alone():
     fragment = load_spec(path).fragment("C.s32")
     reading = materialize(fragment)
     sym = smt_engine.Symbolic(reading.layout, reading.width)
-    prover = smt_engine.FragmentProver("t", sym, tuple(range(32)), reading.n, fragment.rows, fragment.cols)
-    answer = prover._covers_quantified()
+    prover = smt_engine.FragmentProver("t", sym, tuple(range(32)), reading.n, fragment.rows, fragment.cols,
+                                       engine_properties(reading))
+    answer = get("covers").quantified(prover)
     assert answer.verdict == "refuted"
-    r, c = answer.witness["cell"]
+    r, c = answer.witness.cell
     table = py_engine.table(reading.layout, tuple(range(32)), reading.n)
     assert (r, c) not in py_engine.image(table)

@@ -3,6 +3,7 @@ that z3 answers as the run did; the plain-Python engine's witness is confirmed b
 on trust; the one query for all point properties gives way to each one when it fails; memoised
 parses still locate their errors; the warp table equals direct evaluation; z3 is imported only
 under checker/smt/, and the light binding of its C functions answers as z3's own."""
+import dataclasses
 import glob
 import os
 import re
@@ -16,7 +17,7 @@ from conftest import CASES, ROOT, SPECS
 from checker.errors import SpecError
 from checker.formula.evaluate import cells, warp_cells
 from checker.formula.parser import parse_expr
-from checker.properties import enumerate as py_engine
+from checker.properties import engine_properties, enumerate as py_engine, get
 from checker.smt import properties as smt_engine
 from checker.smt import solver
 from checker.spec.load import load_spec
@@ -24,6 +25,7 @@ from checker.spec.reading import materialize
 from checker.spec.text import SourceText
 from checker.theorems import equation as py_equation
 from checker.theorems.relations import load_relations
+from checker.witness import Pair
 from checker.smt import equation as smt_equation
 
 M256 = os.path.join(SPECS, "m16n8k256.yaml")
@@ -67,14 +69,14 @@ def test_a_wrong_expectation_never_becomes_the_answer():
     prover sees the engines disagree."""
     fragment, reading, py = _refuted_reading()
     sym = smt_engine.symbolic(reading.layout, reading.width)
-    args = ("t", sym, tuple(range(32)), reading.n, fragment.rows, fragment.cols)
+    args = ("t", sym, tuple(range(32)), reading.n, fragment.rows, fragment.cols, engine_properties(reading))
     right = smt_engine.prove(*args, expect=py)["injective"]
     alone = smt_engine.prove(*args)["injective"]
     assert (right.verdict, right.witness) == (alone.verdict, alone.witness) == py["injective"]
     w = py["injective"][1]
-    later = dict(w, lane=w["lane"] + 1)  # not the smallest (and maybe not a clash at all)
-    nowhere = {"lane": 31, "i": reading.n - 1, "lane2": 31, "i2": reading.n - 1, "cell": [0, 0]}
-    earliest = {"lane": 0, "i": 0, "lane2": 0, "i2": 0, "cell": [0, 0]}  # nothing is below it, and it is no clash
+    later = dataclasses.replace(w, lane=w.lane + 1)  # not the smallest (and maybe not a clash at all)
+    nowhere = Pair(31, reading.n - 1, 31, reading.n - 1, (0, 0))
+    earliest = Pair(0, 0, 0, 0, (0, 0))  # nothing is below it, and it is no clash
     for forged in (later, nowhere, earliest):
         got = smt_engine.prove(*args, expect=dict(py, injective=("refuted", forged)))["injective"]
         assert (got.verdict, got.witness) == py["injective"]
@@ -86,9 +88,10 @@ def test_the_combined_query_gives_way_to_each_property_when_one_fails():
     others proved, injective refuted at the smallest clash, as enumeration finds it."""
     fragment, reading, py = _refuted_reading()
     sym = smt_engine.symbolic(reading.layout, reading.width)
-    prover = smt_engine.FragmentProver("t", sym, tuple(range(32)), reading.n, fragment.rows, fragment.cols)
+    prover = smt_engine.FragmentProver("t", sym, tuple(range(32)), reading.n, fragment.rows, fragment.cols,
+                                       engine_properties(reading))
     assert not prover.all_hold()
-    got = prover.all(hole_hint=tuple(py["covers"][1]["cell"]))
+    got = prover.all(hole_hint=py["covers"][1].cell)
     assert {p: (a.verdict, a.witness) for p, a in got.items()} == py
     assert got["injective"].verdict == "refuted" and got["defined"].verdict == "proved"
 
@@ -138,12 +141,13 @@ def test_a_query_past_its_resource_limit_is_unknown_never_proved():
     """Each query is bounded by z3's resource limit (deterministic: the same on every machine)."""
     fragment, reading, _ = _refuted_reading()
     sym = smt_engine.symbolic(reading.layout, reading.width)
-    prover = smt_engine.FragmentProver("t", sym, tuple(range(32)), reading.n, fragment.rows, fragment.cols)
+    prover = smt_engine.FragmentProver("t", sym, tuple(range(32)), reading.n, fragment.rows, fragment.cols,
+                                       engine_properties(reading))
     prover.session.rlimit = 1
-    answer = prover.injective()
+    answer = prover.ask(get("injective"))
     assert answer.verdict == "unknown" and answer.reason
     prover.session.rlimit = solver.RLIMIT
-    assert prover.injective().verdict == "refuted"
+    assert prover.ask(get("injective")).verdict == "refuted"
 
 
 def test_the_light_binding_answers_as_z3s_own():

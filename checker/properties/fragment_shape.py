@@ -7,13 +7,14 @@ instruction pads the type).
 """
 from __future__ import annotations
 
+from checker.properties.base import Finding, Property
 from checker.spec import model
 
 
-def check(reading) -> tuple[str, dict | None]:
+def _check(reading) -> tuple[str, dict | None]:
     f = reading.fragment
-    if reading.header not in model.HEADERS[f.operand]:
-        want = " or ".join(model.HEADERS[f.operand])
+    if reading.header not in f.headers:
+        want = " or ".join(f.headers)
         return "refuted", {"message": f"the type column is headed {reading.header!r}, but matrix {f.operand}'s is {want}",
                            "location": str(f.header.span(0))}
     n = reading.n
@@ -39,10 +40,11 @@ def check(reading) -> tuple[str, dict | None]:
                     "location": str(row.span)}
     if f.sparsity is not None:
         return _sparse(f, n)
-    if f.formula is None and 32 * n != f.rows * f.cols:
-        # drawn only: no formula's domain to hold the element list to, but the warp's 32 lanes
-        # must hold the whole matrix
-        return "refuted", {"message": f"32 lanes x {n} elements do not hold the {f.rows * f.cols} elements of a "
+    t = f.threads
+    if f.formula is None and t.count * n != f.rows * f.cols:
+        # drawn only: no formula's domain to hold the element list to, but the threads that hold
+        # it (a warp's 32 lanes) must hold the whole matrix
+        return "refuted", {"message": f"{t.count} {t.unit}s x {n} elements do not hold the {f.rows * f.cols} elements of a "
                                       f"{f.rows}x{f.cols} {f.operand}", "location": str(f.table[0].span)}
     return "proved", None
 
@@ -59,8 +61,28 @@ def _sparse(f, n: int) -> tuple[str, dict | None]:
         if row.out_of % sp.chunk:
             return "refuted", {"message": f"{said}: a range of {row.out_of} is not whole {sp.chunk}-wide chunks",
                                "location": str(row.span)}
-    if 32 * n != f.rows * sp.k * sp.nonzero // sp.chunk:
-        return "refuted", {"message": f"32 lanes x {n} elements do not hold the {f.rows * sp.k * sp.nonzero // sp.chunk} "
+    if f.threads.count * n != f.rows * sp.k * sp.nonzero // sp.chunk:
+        return "refuted", {"message": f"{f.threads.count} {f.threads.unit}s x {n} elements do not hold the {f.rows * sp.k * sp.nonzero // sp.chunk} "
                                       f"non-zero elements of a {f.rows}x{sp.k} A at {sp.nonzero}:{sp.chunk}",
                            "location": str(f.table[0].span)}
     return "proved", None
+
+
+class FragmentShape(Property):
+    name = "fragment-shape"
+    order = 10
+    meaning = "Element count = registers x elements per register; names a0..aN-1"
+    kind = "table"
+
+    def applies(self, reading) -> bool:
+        return True
+
+    def check(self, reading):
+        """(verdict, Finding or None), from the table and the reading's element count alone."""
+        verdict, found = _check(reading)
+        if found is None:
+            return verdict, None
+        return verdict, Finding({"message": found["message"]}, found["location"], found["message"])
+
+
+PROPERTY = FragmentShape()

@@ -1,0 +1,69 @@
+"""The instruction families as data: who holds a fragment, which operands it has, how its shape
+is written. A spec names its family (`family:`, default `mma`); everything that used to assume a
+warp of 32 lanes and operands A, B, C reads it from here.
+
+A point of a fragment's domain is (t, i): t the thread's index among the threads that hold the
+fragment, i the element index. The document names t, or parts of it, in its formulas: a warp's
+`%laneid`; a warpgroup's thread index (`%tid`, T0..T127 as the figures label them, warp `%tid / 32`)
+whose lane in its warp is `%laneid`. Each name is (t // divisor) % modulus."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Threads:
+    """The threads that hold a fragment."""
+
+    count: int
+    unit: str  # what one is called in messages: lane, thread
+    names: tuple  # (name, divisor, modulus or None): the document's names for parts of t
+
+    def named(self, name: str):
+        return next(((d, m) for n, d, m in self.names if n == name), None)
+
+
+@dataclass(frozen=True)
+class Operand:
+    name: str  # A, B, C, D
+    letter: str  # its elements are letter0, letter1, ...
+    dims: tuple  # (rows, cols) as shape dimensions: ("m", "k")
+    headers: tuple  # what the type column of its table may be headed
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    threads: Threads
+    operands: tuple
+    shape: str  # regex of the shape; a dimension written as a capital is a parameter
+    parameters: tuple = ()  # the dimensions that may be parameters: ("n",)
+
+    def operand(self, name: str) -> Operand | None:
+        return next((o for o in self.operands if o.name == name), None)
+
+    def dims(self, shape: str, values: dict) -> dict:
+        """{'m': .., 'n': .., 'k': ..} of a shape, a parameter's dimension taken from `values`."""
+        found = re.fullmatch(self.shape, shape)
+        out = {}
+        for dim, text in found.groupdict().items():
+            out[dim] = int(text) if text.isdigit() else values.get(text)
+        return out
+
+
+WARP = Threads(32, "lane", (("%laneid", 1, None),))
+WARPGROUP = Threads(128, "thread", (("%tid", 1, None), ("%laneid", 1, 32)))
+
+_MMA_OPERANDS = (Operand("A", "a", ("m", "k"), (".atype",)), Operand("B", "b", ("k", "n"), (".btype",)),
+                 Operand("C", "c", ("m", "n"), (".ctype / .dtype", ".ctype", ".dtype")))
+_MMA_SHAPE = r"m(?P<m>\d+)n(?P<n>\d+)k(?P<k>\d+)"
+
+FAMILIES = {f.name: f for f in (
+    Family("mma", WARP, _MMA_OPERANDS, _MMA_SHAPE),
+    Family("mma.sp", WARP, _MMA_OPERANDS, _MMA_SHAPE),
+    # register fragments only: B is read from shared memory
+    Family("wgmma", WARPGROUP, (Operand("A", "a", ("m", "k"), (".atype",)),
+                                Operand("D", "d", ("m", "n"), (".dtype",))),
+           r"m(?P<m>\d+)n(?P<n>\d+|N)k(?P<k>\d+)", ("n",)),
+)}
