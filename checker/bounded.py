@@ -21,7 +21,7 @@ import stat
 import subprocess
 import threading
 
-from checker.errors import SourceSpan, SpecError
+from checker.errors import CheckerError, SourceSpan, SpecError
 
 SHOWN = 80  # characters of an input's value echoed in a message
 MAX_ELEMENTS = 1024  # elements one lane holds in one fragment: a list's names, ellipses expanded, or
@@ -45,7 +45,7 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-class Refused(Exception):
+class Refused(CheckerError):
     """An input that is not read: the reason, in words."""
 
 
@@ -115,7 +115,7 @@ def same_bytes(a: str, b: str, limit: int) -> bool:
         return False
 
 
-class GitError(Exception):
+class GitError(CheckerError):
     """git failed or refused: its message, cut short."""
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import time
 
-from checker.errors import SpecError
+from checker.errors import CheckerError, SpecError
 from checker import workers
 from checker.files import split_relations
 from checker.launch import Options, load, load_error  # noqa: F401 - Options is this module's API too
@@ -28,7 +28,7 @@ from checker.theorems.same_as import referee, same_as
 _PARALLEL_FAMILIES = tuple(family for family in FAMILIES if family != "computations")
 
 
-class EngineDisagreement(Exception):
+class EngineDisagreement(CheckerError):
     """The two engines answered differently: a bug in one of them, never a verdict."""
 
 

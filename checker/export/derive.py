@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from checker.errors import CheckerError
 from checker.formula.evaluate import cells
 from checker.spec.reading import materialize
 
 
-class ExportError(Exception):
+class ExportError(CheckerError):
     """The map has no form of the kind asked for; the message says why."""
 
 

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from checker.errors import CheckerError
 from checker.formula.evaluate import cells
 from checker.semantics.types import BITS, from_bits, to_bits
 from checker.spec.model import KIND_BITS
 from checker.spec.reading import materialize
 
 
-class ModelError(Exception):
+class ModelError(CheckerError):
     """The reference model cannot run these inputs (a layout that is not a bijection, inexact inputs)."""
 
 

@@ -20,8 +20,10 @@ import os
 import sys
 from importlib.util import find_spec
 
+from checker.errors import CheckerError
 
-class Z3Error(Exception):
+
+class Z3Error(CheckerError):
     """z3 rejected a command: a bug in the checker's SMT-LIB text, never a verdict."""
 
 

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import time
 
+from checker.errors import CheckerError
 from checker.results import PROVED, REFUTED, UNKNOWN, Result
 from checker.smt import equation as smt_equation
 from checker.theorems import equation as py_equation
 
 
-class Disagreement(Exception):
+class Disagreement(CheckerError):
     pass
 
 
