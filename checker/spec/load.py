@@ -11,7 +11,6 @@ from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
 from checker.families import FAMILIES
 from checker.formula.evaluate import values
-from checker.formula.parser import parse_expr
 from checker.spec import model, text, yamlload
 
 SCHEMA_ID = "ptx-fragment-checker/1"
@@ -345,6 +344,10 @@ class _Meaning:
 
 def _arithmetic(src: text.SourceText, params: dict) -> int:
     """An integer expression of the formula notation in the shape's parameter, evaluated."""
+    # imported here: loading a spec must not import lark, which the command process never needs
+    # (tests/unit/test_processes.py); only a parametric shape's counts are expressions
+    from checker.formula.parser import parse_expr
+
     node = parse_expr(src)
     try:
         return int(values(node, {name: [v] for name, v in params.items()}, 1)[0])
