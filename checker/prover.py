@@ -7,7 +7,8 @@ import time
 from checker.errors import SpecError
 from checker import workers
 from checker.files import split_relations
-from checker.launch import Options, load, load_error  # noqa: F401 - Options is this module's API too
+from checker.loading import load, load_error
+from checker.options import Options  # noqa: F401 - Options is this module's API too
 from checker.formula.evaluate import at, bound_at
 from checker.properties import SMT_PROPERTIES, chunk, enumerate as py_engine, shape
 from checker.results import PROVED, REFUTED, SPEC_ERROR, UNKNOWN, Result
