@@ -19,37 +19,12 @@ from __future__ import annotations
 import os
 import pickle
 import sys
-from dataclasses import dataclass
 
-from checker.errors import CheckerError, SpecError
+from checker.errors import CheckerError
 from checker.files import split_relations
+from checker.loading import load
+from checker.options import Options
 from checker import children, workers
-
-
-@dataclass
-class Options:
-    """How `checker prove` proves: the options of the command."""
-
-    cross_check: bool = True
-    dump_smt: str | None = None
-    jobs: int = 1
-
-
-def load(path: str) -> tuple:
-    """(spec, None), or (None, [the result that says why it could not be loaded])."""
-    from checker.spec.load import load_spec
-
-    try:
-        return load_spec(path), None
-    except SpecError as exc:
-        return None, [load_error(path, exc)]
-
-
-def load_error(path: str, exc: SpecError):
-    from checker.results import SPEC_ERROR, Result
-
-    return Result(path, None, "load", SPEC_ERROR, location=str(exc.span) if exc.span else path,
-                  message=exc.message + (f" ({exc.hint})" if exc.hint else ""))
 
 
 # The prover process of this command, forked by prestart() before its command line was parsed.

@@ -7,7 +7,8 @@ import time
 from checker.errors import CheckerError, SpecError
 from checker import workers
 from checker.files import split_relations
-from checker.launch import Options, load, load_error  # noqa: F401 - Options is this module's API too
+from checker.loading import load, load_error
+from checker.options import Options  # noqa: F401 - Options is this module's API too
 from checker.properties import engine_properties, enumerate as py_engine, table_properties
 from checker.properties.chunk import sparse_ranges
 from checker.properties.explain import Explain

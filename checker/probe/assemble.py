@@ -8,8 +8,9 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
+from checker.catalogue import min_sm
 from checker.errors import UsageError
-from checker.probe.ptx import generate, kernel_name, min_sm
+from checker.probe.ptx import generate, kernel_name
 
 TIMEOUT_S = 60
 

@@ -13,14 +13,6 @@ PTX_VERSION = "8.7"
 _REG = {"f16x2": "b32", "b32": "b32", "s32": "s32", "f32": "f32", "f64": "f64", "b64": "b64"}
 
 
-def min_sm(v) -> int | None:
-    """The support table's minimum target (checker.probe.minimums), or None where it has no row."""
-    from checker.probe.minimums import minimum
-
-    m = minimum(v)
-    return None if m is None else m[1]
-
-
 def _row(fragment, type_):
     return next(r for r in fragment.table if type_ in r.types)
 

@@ -1,5 +1,5 @@
-"""What a coverage report shows, gathered once: every spec proved, each fragment's tables and
-figures from the reading and, for each erratum, from the document as printed."""
+"""What a coverage report shows, gathered once from the results of proving the specs: each
+fragment's tables and figures from the reading and, for each erratum, from the document as printed."""
 from __future__ import annotations
 
 import os
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from checker.errors import SpecError
 from checker.properties.chunk import ranges as chunk_ranges
 from checker.properties.enumerate import table as enumerate_table
-from checker.prover import Options, domains, prove_paths
+from checker.prover import domains
 from checker.report.figures import COMPUTATION_STROKE, Panel
 from checker.results import SPEC_ERROR, Result
 from checker.spec.load import load_spec
@@ -63,8 +63,8 @@ def key(r: Result) -> str:
                                       r.detail.get("dump")))
 
 
-def gather(files: list, jobs: int, hardware: dict, hardware_dumps: int) -> Report:
-    results = prove_paths(files, Options(cross_check=True, jobs=jobs))
+def gather(files: list, results: list, hardware: dict, hardware_dumps: int) -> Report:
+    """The views of `files`, from the results of proving them (the command proves: checker/commands/report.py)."""
     by_spec: dict = {}
     for r in results:
         by_spec.setdefault(r.spec, []).append(r)

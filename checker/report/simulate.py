@@ -1,25 +1,8 @@
-"""`checker simulate`: one round trip through the reference model, for a person to read."""
+"""`checker simulate`: one round trip through the reference model (checker/commands/simulate.py
+runs it), for a person to read."""
 from __future__ import annotations
 
 import numpy as np
-
-from checker.semantics import inputs
-from checker.semantics.execute import execute, geometries, shapes
-from checker.semantics.registers import pack, unpack
-
-
-def round_trip(v, seed: int) -> dict:
-    geo = geometries(v)
-    shp = shapes(v)
-    A, B, C = inputs.random_inputs(v, seed)
-    regs = {"A": pack(geo["A"], A), "B": pack(geo["B"], B), "C": pack(geo["C"], C)}
-    regs["D"] = execute(v, regs["A"], regs["B"], regs["C"], geo)
-    D = unpack(geo["D"], regs["D"], shp["D"])
-    host = inputs.host_product(v, A, B, C)
-    equal = np.array_equal(D.astype(np.float64), host.astype(np.float64))
-    return {"variant": v, "seed": seed, "matrices": {"A": A, "B": B, "C": C, "D": D, "host": host},
-            "registers": regs, "geometry": geo, "equal": bool(equal),
-            "cells": int(host.size), "mismatches": int((D.astype(np.float64) != host.astype(np.float64)).sum())}
 
 
 def _matrix(name, m) -> list:

@@ -6,7 +6,7 @@ import os
 import time
 
 from checker import recording
-from checker.launch import load
+from checker.loading import load
 from checker.results import PROVED, REFUTED, Result
 
 

@@ -1,11 +1,7 @@
-"""`checker mutate`: run the campaign, say per spec what killed what, list every survivor."""
+"""`checker mutate` as text: per spec what killed what, and every survivor."""
 from __future__ import annotations
 
-import json
-import time
-
-from checker.mutate import gaps as known
-from checker.mutate.campaign import ORDER, campaign
+from checker.mutate.campaign import ORDER
 
 KILLS = ORDER[:-2]
 
@@ -14,33 +10,6 @@ def kill_rate(counts: dict) -> tuple:
     killed = sum(counts[k] for k in KILLS)
     live = killed + counts["survivor"]
     return killed, live
-
-
-def run(files: list, jobs: int, gaps_path: str | None, fmt: str, out, dump_dirs: list | None = None) -> int:
-    from checker.probe import dump
-
-    t0 = time.perf_counter()
-    dumps = [dump.read(p) for p in dump.find(dump_dirs)] if dump_dirs else []
-    results = campaign(files, jobs, dumps)
-    used = _dumps_used(results, dumps)
-    gaps = known.load(gaps_path) if gaps_path else []
-    unlisted, closed = known.match(results, gaps)
-    seconds = time.perf_counter() - t0
-    if fmt == "json":
-        json.dump({"specs": [{"spec": c.spec, "counts": c.counts(),
-                              "outcomes": [o.as_json() for o in c.outcomes]} for c in results],
-                   "unlisted_survivors": len(unlisted), "closed_gaps": closed, "dumps": used,
-                   "seconds": round(seconds, 3)}, out, indent=1)
-        out.write("\n")
-    else:
-        out.write(text(results, unlisted, closed, seconds, used if dump_dirs else None))
-    return 1 if unlisted or closed else 0
-
-
-def _dumps_used(results, dumps) -> dict:
-    used = [synthetic for c in results for _, synthetic in c.dumps]
-    return {"given": len(dumps), "of_these_specs": len(used),
-            "hardware": used.count(False), "synthetic": used.count(True)}
 
 
 def text(results, unlisted, closed, seconds, used=None) -> str:

@@ -1,0 +1,43 @@
+"""`checker crosscheck`: predict every probe dump from the specs and compare, bit for bit."""
+from __future__ import annotations
+
+import json
+import time
+
+from checker.commands.common import spec_files
+from checker.errors import UsageError
+
+NAME = "crosscheck"
+
+
+def add(sub) -> None:
+    cc = sub.add_parser(NAME, help="predict every probe dump from the specs and compare (no GPU)")
+    cc.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders of them")
+    cc.add_argument("--dumps", required=True, action="append", metavar="DIR", help="dump files or folders")
+    cc.add_argument("--format", choices=["text", "json"], default="text")
+
+
+def run(args, out, err) -> int:
+    from checker.probe.crosscheck import crosscheck, render_text
+    from checker.probe.dump import find
+    from checker.results import exit_code, summary
+    from checker.spec.load import load_spec
+    from checker.files import is_relations_file
+
+    t0 = time.perf_counter()
+    specs = [(p, load_spec(p)) for p in spec_files(args.paths) if not is_relations_file(p)]
+    files = find(args.dumps)
+    if not files:
+        raise UsageError(f"no probe dump (*.dump.json.gz) in {' '.join(args.dumps)}: nothing was checked")
+    results, stats = crosscheck(specs, files)
+    if not any(r.subject for r in results) and not any(r.failed() for r in results):
+        raise UsageError("no dump is of a variant of these specs: nothing was checked")
+    seconds = time.perf_counter() - t0
+    if args.format == "json":
+        json.dump({"summary": summary(results) | {"seconds": round(seconds, 4)} | stats,
+                   "results": [r.as_json() | {"dump": r.detail.get("dump"), "source": r.detail.get("source")}
+                               for r in results]}, out, indent=1)
+        out.write("\n")
+    else:
+        out.write(render_text(results, stats, seconds))
+    return exit_code(results)

@@ -1,0 +1,52 @@
+"""`checker diff`: what an edit of a spec changes: entries that move, fragments, verdicts."""
+from __future__ import annotations
+
+import json
+import os
+
+from checker import outputs
+from checker.commands.common import check_outputs, spec_files
+from checker.errors import UsageError
+
+NAME = "diff"
+
+
+def add(sub) -> None:
+    df = sub.add_parser(NAME, help="what an edit changes: entries that move, fragments, verdicts")
+    df.add_argument("paths", nargs="*", metavar="PATH",
+                    help="OLD NEW (two spec files), or with --base the spec files or folders (default: specs/)")
+    df.add_argument("--base", metavar="REV", help="compare the working tree with this git revision")
+    df.add_argument("--format", choices=["text", "json", "markdown"], default="text")
+    df.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
+
+
+def run(args, out, err) -> int:
+    from checker import scope
+    from checker.diff.compare import diff_base, diff_pair, flatten
+    from checker.report import diff as render
+
+    check_outputs(args)
+    # every verdict of each edited file's scope is compared (checker/scope.py): the revision's
+    # copy of the scope is read too, so both versions are judged with their own relations
+    if args.base:
+        paths = args.paths or ["specs"]
+        diffs = flatten(diff_base(args.base, [str(p) for p in scope.widen(spec_files(paths)).files]
+                                  if args.paths else paths, spec_files))
+    else:
+        if len(args.paths) != 2:
+            raise UsageError("diff takes OLD NEW (two spec files), or --base REV [PATH...]")
+        for p in args.paths:
+            if not os.path.isfile(p):
+                raise UsageError(f"no such file: {p}")
+        diffs = flatten([diff_pair(args.paths[0], args.paths[1])])
+    if args.format == "json":
+        report = json.dumps(render.as_json(diffs), indent=1) + "\n"
+    elif args.format == "markdown":
+        report = render.as_markdown(diffs)
+    else:
+        report = render.as_text(diffs)
+    if args.output:
+        outputs.write_text(args.output, report, "--output")
+    else:
+        out.write(report)
+    return 1 if any(d.worse for d in diffs) else 0

@@ -1,0 +1,38 @@
+"""`checker errata`: prove the specs given (and their scope), then list every confirmed erratum
+with its evidence (checker/report/errata.py renders it)."""
+from __future__ import annotations
+
+from checker.commands.common import add_jobs, positive_jobs, spec_files
+
+NAME = "errata"
+
+
+def add(sub) -> None:
+    er = sub.add_parser(NAME, help="every confirmed erratum of the document, with its evidence and versions")
+    er.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders of them")
+    er.add_argument("--format", choices=["text", "markdown", "json"], default="text")
+    add_jobs(er)
+
+
+def run(args, out, err) -> int:
+    positive_jobs(args)
+    files = spec_files(args.paths)
+
+    from checker import scope
+    from checker.files import is_relations_file
+    from checker.options import Options
+    from checker.prover import prove_paths
+    from checker.report import errata
+    from checker.results import exit_code
+    from checker.spec.load import load_spec
+
+    widened = scope.widen(files)
+    results = prove_paths(widened.specs + widened.relations, Options(cross_check=True, jobs=args.jobs))
+    specs = []
+    for path in files:
+        if not is_relations_file(path) and not any(r.property == "load" and r.spec == path for r in results):
+            specs.append((path, load_spec(path)))
+    entries = errata.collect(specs, results)
+    render = {"text": errata.render_text, "markdown": errata.render_markdown, "json": errata.render_json}[args.format]
+    out.write(render(entries))
+    return exit_code(results)

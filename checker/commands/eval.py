@@ -1,0 +1,60 @@
+"""`checker eval`: row and col of one element of one lane, and the piece that gives them."""
+from __future__ import annotations
+
+from checker.commands.common import load_fragment
+from checker.errors import SpecError, UsageError
+
+NAME = "eval"
+
+
+def add(sub) -> None:
+    ev = sub.add_parser(NAME, help="row and col of one element of one lane")
+    ev.add_argument("spec")
+    ev.add_argument("--fragment", required=True)
+    ev.add_argument("--lane", type=int, required=True)
+    ev.add_argument("--i", type=int, required=True, help="the element index: 3 for a3")
+    ev.add_argument("--as-printed", type=int, metavar="K",
+                    help="evaluate the document's printed text of the fragment's K-th erratum")
+
+
+def run(args, out, err) -> int:
+    from checker.formula.evaluate import at, bound_at
+    from checker.spec.reading import materialize
+
+    spec, frag = load_fragment(args.spec, args.fragment)
+    reading = materialize(frag)
+    if args.as_printed is not None:
+        if not 1 <= args.as_printed <= len(frag.errata):
+            raise UsageError(f"{frag.id} has {len(frag.errata)} errata; --as-printed takes 1..{len(frag.errata)}")
+        reading = materialize(frag, frag.errata[args.as_printed - 1], reading.n)
+        if reading.layout is None:
+            raise SpecError(reading.syntax.span, "the printed text does not parse: " + reading.syntax.message)
+    threads = frag.threads.count
+    if not 0 <= args.lane < threads or not 0 <= args.i < reading.n:
+        raise UsageError(f"--lane takes 0..{threads - 1} and --i takes 0..{reading.n - 1} for {frag.id}")
+    rows, cols = at(reading.layout, args.lane, args.i)
+    name = f"{frag.letter}{args.i}"
+    out.write(f"{spec.shape} {frag.id}{' (as printed)' if args.as_printed else ''}: lane {args.lane} {name}\n")
+    for target, hits, formula, limit in (("row", rows, reading.layout.row, frag.rows),
+                                         ("col", cols, reading.layout.col, frag.cols)):
+        if not hits:
+            out.write(f"  {target}: no piece applies\n")
+        for k, value, _ in hits:
+            flag = "" if 0 <= value < limit else f"   (outside 0..{limit - 1})"
+            out.write(f"  {target} = {value}   piece {k + 1} at {reading.layout.src.span(formula.pieces[k].off)}{flag}\n")
+    ends = bound_at(reading.layout, args.lane, args.i)
+    for (target, hits), formula in zip(ends, reading.layout.bound):
+        for k, value, _ in hits:
+            out.write(f"  {target} = {value}   piece {k + 1} at {reading.layout.src.span(formula.pieces[k].off)}\n")
+        if not hits:
+            out.write(f"  {target}: no piece applies\n")
+    if len(rows) == 1 and len(cols) == 1 and all(len(h) == 1 for _, h in ends):
+        if frag.sparsity is None:
+            out.write(f"  holds {frag.operand}[{rows[0][1]}][{cols[0][1]}]\n")
+        else:
+            named = {t: h[0][1] for t, h in ends}
+            first, last = (named[n] for n in reading.layout.column_range)
+            out.write(f"  holds the compressed {frag.operand}[{rows[0][1]}][{cols[0][1]}]: a non-zero element of "
+                      f"{frag.operand}[{rows[0][1]}][{first}..{last}], at the column the metadata gives\n")
+        return 0
+    return 1

@@ -1,0 +1,64 @@
+"""`checker mutate`: the mutation campaign over the specs given, judged by the relations in their
+scope: per spec what killed what, and every survivor (checker/mutate/render.py as text)."""
+from __future__ import annotations
+
+import json
+import time
+
+from checker.commands.common import add_jobs, positive_jobs, spec_files
+from checker.errors import UsageError
+
+NAME = "mutate"
+
+
+def add(sub) -> None:
+    mu = sub.add_parser(NAME, help="the mutation campaign: which wrong layouts would the theorems let through?")
+    mu.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders (relations files included)")
+    mu.add_argument("--known-gaps", metavar="FILE", help="survivors accepted, each with the theorem that would close it")
+    mu.add_argument("--dumps", action="append", metavar="DIR",
+                    help="probe dumps (files or folders) to run each mutant through crosscheck against")
+    mu.add_argument("--format", choices=["text", "json"], default="text")
+    add_jobs(mu)
+
+
+def run(args, out, err) -> int:
+    from checker import scope
+    from checker.files import is_relations_file
+
+    positive_jobs(args)
+    files = spec_files(args.paths)
+    if all(is_relations_file(p) for p in files):
+        raise UsageError("mutate needs a spec file to mutate, not only relations: nothing was checked")
+    # the specs given are mutated; the relations in their scope (checker/scope.py) judge the mutants
+    sc = scope.widen(files)
+    return _campaign(sc.given + sc.relations, args.jobs, args.known_gaps, args.format, out, args.dumps)
+
+
+def _campaign(files: list, jobs: int, gaps_path: str | None, fmt: str, out, dump_dirs: list | None) -> int:
+    from checker.mutate import gaps as known
+    from checker.mutate.campaign import campaign
+    from checker.mutate.render import text
+    from checker.probe import dump
+
+    t0 = time.perf_counter()
+    dumps = [dump.read(p) for p in dump.find(dump_dirs)] if dump_dirs else []
+    results = campaign(files, jobs, dumps)
+    used = _dumps_used(results, dumps)
+    gaps = known.load(gaps_path) if gaps_path else []
+    unlisted, closed = known.match(results, gaps)
+    seconds = time.perf_counter() - t0
+    if fmt == "json":
+        json.dump({"specs": [{"spec": c.spec, "counts": c.counts(),
+                              "outcomes": [o.as_json() for o in c.outcomes]} for c in results],
+                   "unlisted_survivors": len(unlisted), "closed_gaps": closed, "dumps": used,
+                   "seconds": round(seconds, 3)}, out, indent=1)
+        out.write("\n")
+    else:
+        out.write(text(results, unlisted, closed, seconds, used if dump_dirs else None))
+    return 1 if unlisted or closed else 0
+
+
+def _dumps_used(results, dumps) -> dict:
+    used = [synthetic for c in results for _, synthetic in c.dumps]
+    return {"given": len(dumps), "of_these_specs": len(used),
+            "hardware": used.count(False), "synthetic": used.count(True)}

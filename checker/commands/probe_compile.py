@@ -1,0 +1,120 @@
+"""`checker probe --compile-only`: every variant's kernel assembled by ptxas, no GPU needed; with
+--minimums, each variant's minimum PTX version and target from the support table checked too."""
+from __future__ import annotations
+
+import json
+import os
+
+from checker.commands.common import spec_files
+from checker.errors import UsageError
+
+
+def archs(text: str) -> list:
+    import re
+
+    found = []
+    for a in text.split(","):
+        m = re.fullmatch(r"sm_(\d{2,3})", a.strip())
+        if not m:
+            raise UsageError(f"--arch takes targets like sm_80,sm_90, not {a!r}")
+        found.append(int(m.group(1)))
+    return found
+
+
+def variants_of(paths) -> list:
+    from checker.semantics.variants import variants
+    from checker.spec.load import load_spec
+    from checker.files import is_relations_file
+
+    out = []
+    for path in spec_files(paths):
+        if not is_relations_file(path):
+            out.extend((path, v) for v in variants(load_spec(path)))
+    if not out:
+        raise UsageError("no variant to probe: the paths hold no spec")
+    return out
+
+
+def compile_only(args, out) -> int:
+    """Every variant assembled by ptxas for each target, its SASS read where nvdisasm is found; or,
+    with --minimums, checked at the support table's minimum version and target."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if args.minimums:
+        from checker.probe.assemble import ptxas
+
+        return _minimums(variants_of(args.paths), args.format, out, ptxas())
+
+    from checker.probe import sass
+    from checker.probe.assemble import build, ptxas
+
+    targets = archs(args.arch or "sm_80,sm_89,sm_90")
+    tool, disasm = ptxas(), sass.nvdisasm()
+
+    def one(job):
+        _, v, sm = job
+        b = build(v, sm, tool)
+        return b, (sass.disassemble(b.cubin, disasm) if b.ok and disasm else None)
+
+    jobs = [(path, v, sm) for path, v in variants_of(args.paths) for sm in targets]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # each job is two subprocesses
+        done = list(pool.map(one, jobs))
+    rows, worst = [], 0
+    for (path, v, sm), (b, code) in zip(jobs, done):
+        where = next(r.span for r in v.a.table if v.atype in r.types)
+        rows.append({"spec": path, "instruction": v.instruction, "arch": f"sm_{sm}",
+                     "result": {True: "assembled", None: "skipped", False: "rejected"}[b.ok],
+                     "message": b.message, "location": str(where) if b.ok is False else None, "sass": code})
+        if b.ok is False:
+            worst = 1
+            if args.format == "text":
+                regs = ", ".join(f"{op} {r.count} x .{r.kind} at line {r.span.line}"
+                                 for op in "ABCD" for r in v.fragment(op).table if v.type_of(op) in r.types)
+                out.write(f"{where}: error: ptxas (sm_{sm}) rejects {v.instruction} with the spec's "
+                          f"registers ({regs}):\n    " + b.message.replace("\n", "\n    ") + "\n")
+    if args.format == "json":
+        json.dump(rows, out, indent=1)
+        out.write("\n")
+        return worst
+    for sm in targets:
+        mine = [r for r in rows if r["arch"] == f"sm_{sm}"]
+        skipped = sorted({r["message"] for r in mine if r["result"] == "skipped"})
+        out.write(f"sm_{sm}: {sum(r['result'] == 'assembled' for r in mine)} assembled, "
+                  f"{sum(r['result'] == 'rejected' for r in mine)} rejected, "
+                  f"{sum(r['result'] == 'skipped' for r in mine)} skipped"
+                  + (f" ({'; '.join(skipped)})" if skipped else "") + "\n")
+        kinds: dict = {}
+        for r in mine:
+            if r["sass"]:
+                ops = sass.tensor_ops(r["sass"]["opcodes"]) or "no tensor-core instruction (emulated)"
+                kinds.setdefault(ops, []).append(r["instruction"].replace("mma.sync.aligned.", ""))
+        for ops, names in sorted(kinds.items()):
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            out.write(f"  SASS {ops}: {len(names)} ({shown})\n")
+    if not disasm:
+        out.write("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)\n")
+    return worst
+
+
+def _minimums(todo: list, fmt: str, out, tool: str) -> int:
+    """Every (path, variant) checked (checker/probe/minimums.py); exit 1 on a FAILED one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from checker.probe import minimums
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # each check is ptxas twice
+        checks = list(pool.map(lambda pv: minimums.check(pv[1], tool), todo))
+    rows = [{"spec": path, "instruction": c.variant.instruction, "ptx": c.ptx, "sm": f"sm_{c.sm}",
+             "verdict": c.verdict, "message": c.message} for (path, _), c in zip(todo, checks)]
+    if fmt == "json":
+        json.dump(rows, out, indent=1)
+        out.write("\n")
+    else:
+        for r in rows:
+            out.write(f"{r['verdict']:9s} {r['instruction'].replace('mma.sync.aligned.', ''):44s} "
+                      f"PTX {r['ptx']:4s} {r['sm']:6s} {r['message']}\n")
+        counts = {k: sum(r["verdict"] == k for r in rows) for k in ("confirmed", "target", "FAILED")}
+        out.write(f"{len(rows)} variants: {counts['confirmed']} minimum versions confirmed by ptxas (rejected one "
+                  f"version below), {counts['target']} resting on the target's own minimum, "
+                  f"{counts['FAILED']} FAILED\n")
+    return 1 if any(r["verdict"] == "FAILED" for r in rows) else 0

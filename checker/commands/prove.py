@@ -1,0 +1,90 @@
+"""`checker prove`: prove every property of every fragment of the files given and their scope;
+an identical earlier run's results come from the cache."""
+from __future__ import annotations
+
+import json
+import time
+
+from checker import outputs
+from checker.commands.common import add_jobs, check_outputs, positive_jobs, spec_files
+
+NAME = "prove"
+
+
+def add(sub) -> None:
+    pr = sub.add_parser(NAME, help="prove every property of every fragment")
+    pr.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders of them")
+    pr.add_argument("--format", choices=["text", "json", "sarif", "junit"], default="text")
+    pr.add_argument("--output", metavar="FILE", help="write the report here instead of stdout (the text "
+                    "summary still goes to stdout)")
+    pr.add_argument("--no-cache", action="store_true",
+                    help="prove again even when an identical run's results are cached (see README: Speed)")
+    pr.add_argument("--no-cross-check", action="store_true",
+                    help="skip the plain-Python engine that checks every z3 verdict")
+    pr.add_argument("--dump-smt", metavar="DIR", help="write every named z3 query as SMT-LIB")
+    add_jobs(pr, "worker processes (default: up to 2); 1 proves in this process")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ptx-fragment-checker")
+    except PackageNotFoundError:  # pragma: no cover - a source tree on sys.path
+        return "source"
+
+
+def run(args, out, err) -> int:
+    from checker import launch
+
+    positive_jobs(args)
+    check_outputs(args)
+    from checker import scope
+
+    t0 = time.perf_counter()
+    sc = scope.widen(spec_files(args.paths))  # what proving these files proves (checker/scope.py)
+    files = sc.files
+    opts = launch.Options(cross_check=not args.no_cross_check, dump_smt=args.dump_smt, jobs=args.jobs)
+    # the prover process starts here, where it overlaps: the rest of this command is off its path
+    with launch.Run(opts) as proof:
+        # a hit imports neither z3 nor lark nor jsonschema: that is where its speed comes from
+        where = k = results = None
+        if not (args.no_cache or args.dump_smt):
+            from checker import cache
+
+            where = cache.folder()
+            k = cache.key(files, {"cross_check": not args.no_cross_check, "scope": sc.key()}) if where else None
+            results = cache.load(where, k) if k else None
+        cached = results is not None
+        if not cached:
+            reads = cache.recording() if k else None  # every input the proof reads (checker/recording.py)
+            results = proof.prove(files)
+            if k:
+                cache.store(where, k, results, reads.stop())
+    from checker.files import is_relations_file
+    from checker.report.text import prove_report
+    from checker.results import exit_code, summary
+
+    seconds = time.perf_counter() - t0
+    text = prove_report(results, seconds, len(files), sum(map(is_relations_file, files)), cached, sc.note())
+    if args.format == "json":
+        report = json.dumps({"summary": summary(results) | {"specs": len(files), "seconds": round(seconds, 4),
+                                                            "cached": cached},
+                             "results": [r.as_json() for r in results]}, indent=1) + "\n"
+    elif args.format == "sarif":
+        from checker.report.sarif import render
+
+        report = json.dumps(render(results, _version()), indent=1) + "\n"
+    elif args.format == "junit":
+        from checker.report.junit import render
+
+        report = render(results, seconds)
+    else:
+        report = text
+    if args.output:
+        outputs.write_text(args.output, report, "--output")
+        if args.format != "text":
+            out.write(text)
+    else:
+        out.write(report)
+    return exit_code(results)

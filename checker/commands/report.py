@@ -1,0 +1,77 @@
+"""`checker report`: write the coverage report, or (--check) say which of its files are stale. This
+command proves the specs and counts the hardware dumps that agree with them; checker/report/
+renders what it found."""
+from __future__ import annotations
+
+import os
+import time
+
+from checker.commands.common import add_jobs, check_outputs, positive_jobs, spec_files
+from checker.errors import UsageError
+from checker.report.folder import TIMINGS, committed_timings, stale, write
+
+NAME = "report"
+
+
+def add(sub) -> None:
+    rp = sub.add_parser(NAME, help="write the coverage report (HTML, Markdown, SVG); --check: is it current?")
+    rp.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders of them")
+    rp.add_argument("--out", default="reports", metavar="DIR", help="the report folder (default: reports)")
+    rp.add_argument("--check", action="store_true",
+                    help="write nothing; fail when a file of the report in --out is missing, differs or is left over")
+    rp.add_argument("--dumps", metavar="DIR", help="hardware dumps to count as confirmation (default: OUT/hardware)")
+    add_jobs(rp)
+
+
+def run(args, out, err) -> int:
+    from checker.results import exit_code
+
+    positive_jobs(args)
+    if not args.check:
+        check_outputs(args)
+    files = spec_files(args.paths)
+    dumps = args.dumps or os.path.join(args.out, "hardware")
+    t0 = time.perf_counter()
+    if args.check:
+        timings = committed_timings(args.out)
+        if timings is None:
+            out.write(f"{args.out}: stale: no readable {TIMINGS}; run checker report {' '.join(args.paths)} "
+                      f"--out {args.out}\n")
+            return 1
+        outputs, report = render(files, args.jobs, dumps, timings)
+        problems = stale(args.out, outputs)
+        for rel, why in problems:
+            out.write(f"{os.path.join(args.out, rel)}: stale: {why}\n")
+        verdict = (f"{len(problems)} of {len(outputs)} report files stale; regenerate with: checker report "
+                   f"{' '.join(args.paths)} --out {args.out}" if problems else
+                   f"{args.out}: current ({len(outputs)} files)")
+        out.write(f"{verdict} ({time.perf_counter() - t0:.2f} s)\n")
+        return max(1 if problems else 0, exit_code(report.results))
+    outputs, report = render(files, args.jobs, dumps, None)
+    try:
+        written = write(args.out, outputs)
+    except OSError as exc:  # checked before rendering (checker/outputs.py); what the system refuses even so
+        raise UsageError(f"--out {args.out}: cannot be written ({(exc.strerror or str(exc)).lower()}"
+                         + (f": {exc.filename}" if exc.filename else "") + ")") from None
+    failing = sum(r.failed() for r in report.results)
+    out.write(f"{args.out}: {len(outputs)} files, {len(written)} written or removed; open "
+              f"{os.path.join(args.out, 'index.html')}; {failing} failing results "
+              f"({time.perf_counter() - t0:.2f} s)\n")
+    return exit_code(report.results)
+
+
+def render(files: list, jobs: int, dumps: str | None, timings: dict | None):
+    """-> (the report's files {relative path: text}, what was gathered). timings None: measure them now."""
+    from checker.options import Options
+    from checker.probe.agreement import hardware_agreement
+    from checker.prover import prove_paths
+    from checker.report import site
+    from checker.report.gather import gather, key
+
+    hardware, agreeing = hardware_agreement(files, dumps)
+    t0 = time.perf_counter()
+    report = gather(files, prove_paths(files, Options(cross_check=True, jobs=jobs)), hardware, agreeing)
+    if timings is None:
+        timings = {key(r): round(r.seconds, 6) for r in report.results}
+        timings["total"] = round(time.perf_counter() - t0, 4)
+    return site.render(report, timings), report

@@ -1,0 +1,71 @@
+"""`checker simulate`: one round trip through the reference model; checker/report/simulate.py
+renders it."""
+from __future__ import annotations
+
+import json
+
+from checker.commands.common import spec_files
+from checker.errors import CheckerError, UsageError
+
+NAME = "simulate"
+
+
+def add(sub) -> None:
+    si = sub.add_parser(NAME, help="one round trip through the reference model")
+    si.add_argument("spec")
+    si.add_argument("--fragment-set", metavar="ID",
+                    help="the variant, e.g. row.col.f32.f16.f16.f32 (without it: list them)")
+    si.add_argument("--seed", type=int, default=0)
+    si.add_argument("--format", choices=["text", "json"], default="text")
+
+
+def run(args, out, err) -> int:
+    from checker.semantics.registers import ModelError
+    from checker.semantics.variants import find
+    from checker.spec.load import load_spec
+
+    spec = load_spec(spec_files([args.spec])[0])
+    if args.fragment_set is None:
+        from checker.semantics.variants import variants
+
+        out.write("".join(f"{v.id}    {v.instruction}\n" for v in variants(spec)))
+        return 0
+    v, all_ = find(spec, args.fragment_set)
+    if v is None:
+        raise UsageError(f"{spec.shape} has no variant {args.fragment_set!r}; it has "
+                         + ", ".join(x.id for x in all_))
+    if not 0 <= args.seed < 1 << 63:
+        raise UsageError("--seed takes 0..2**63-1")
+    from checker.report.simulate import render_json, render_text
+
+    try:
+        r = round_trip(v, args.seed)
+    except ModelError as exc:
+        raise CheckerError(f"{v.instruction}: the reference model cannot run this spec: {exc}") from None
+    if args.format == "json":
+        json.dump(render_json(r), out, separators=(",", ":"))
+        out.write("\n")
+    else:
+        out.write(render_text(r))
+    return 0 if r["equal"] else 1
+
+
+def round_trip(v, seed: int) -> dict:
+    """Random exact matrices through the reference model and back, beside the host's A.B + C."""
+    import numpy as np
+
+    from checker.semantics import inputs
+    from checker.semantics.execute import execute, geometries, shapes
+    from checker.semantics.registers import pack, unpack
+
+    geo = geometries(v)
+    shp = shapes(v)
+    A, B, C = inputs.random_inputs(v, seed)
+    regs = {"A": pack(geo["A"], A), "B": pack(geo["B"], B), "C": pack(geo["C"], C)}
+    regs["D"] = execute(v, regs["A"], regs["B"], regs["C"], geo)
+    D = unpack(geo["D"], regs["D"], shp["D"])
+    host = inputs.host_product(v, A, B, C)
+    equal = np.array_equal(D.astype(np.float64), host.astype(np.float64))
+    return {"variant": v, "seed": seed, "matrices": {"A": A, "B": B, "C": C, "D": D, "host": host},
+            "registers": regs, "geometry": geo, "equal": bool(equal),
+            "cells": int(host.size), "mismatches": int((D.astype(np.float64) != host.astype(np.float64)).sum())}

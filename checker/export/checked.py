@@ -1,0 +1,103 @@
+"""A fragment exported as CuTe, Triton, C++/CUDA or Python, checked against the spec.
+
+An export is written only when every form in it is checked both ways: the plain-Python engine
+over the whole domain and z3 over the same domain must both say the form equals the spec's map
+(and agree on the first point where it does not). A fragment that is not itself proved a
+bijection is not exported: there is nothing trustworthy to export.
+"""
+from __future__ import annotations
+
+from checker.errors import CheckerError, UsageError
+from checker.export import derive, render
+from checker.properties import enumerate as py_engine
+
+TARGETS = ("cute", "triton", "cpp", "python")
+
+
+def fragment(spec_path: str, fid: str):
+    """(spec, fragment, reading) of fragment `fid` of the spec file; a usage error where it has none."""
+    from checker.spec.load import load_spec
+    from checker.spec.reading import materialize
+
+    spec = load_spec(spec_path)
+    frag = spec.fragment(fid)
+    if frag is None:
+        raise UsageError(f"{spec_path} has no fragment {fid!r}; it has {', '.join(f.id for f in spec.fragments())}")
+    reading = materialize(frag)
+    if reading.layout is None:  # pragma: no cover - the reading always parses when the spec loads
+        raise CheckerError(f"{frag.span}: {fid} has no formula to export")
+    return spec, frag, reading
+
+
+def _proved(frag, reading, lanes) -> None:
+    answers = py_engine.decide_reading(reading, lanes)
+    for prop in answers:
+        verdict, witness = answers[prop][0], answers[prop][1]
+        if verdict != "proved":
+            raise CheckerError(f"{frag.span}: {frag.id} is not {prop} ({witness}): `checker prove` it first; "
+                               "a map that is not a bijection has nothing trustworthy to export")
+
+
+def _agree(what: str, m, py_wrong, z3_answer) -> None:
+    """z3 and the enumeration must say the same of a form: equal, or wrong first at the same point."""
+    if z3_answer.verdict == "unknown":
+        raise CheckerError(f"{m.fragment.span}: z3 could not decide whether the {what} equals the spec "
+                           f"({z3_answer.reason}): not exported")
+    z3_at = None if z3_answer.verdict == "proved" else (z3_answer.witness["t"], z3_answer.witness["i"])
+    py_at = None if py_wrong is None else py_wrong[:2]
+    if z3_at != py_at:
+        raise CheckerError(f"{m.fragment.span}: the z3 and plain-Python engines disagree on the {what} "
+                           f"(z3: {z3_at or 'equal'}, enumeration: {py_at or 'equal'}), so neither is trusted")
+
+
+def _both(what: str, query: str, m, py_wrong, z3_answer) -> str:
+    """Both engines on one form: returns the line saying so, or raises with the counterexample."""
+    _agree(what, m, py_wrong, z3_answer)
+    if py_wrong is not None:
+        t, i, want, got = py_wrong
+        raise CheckerError(f"{m.fragment.span}: {m.fragment.id} is not a {what}: thread {t} (lane {m.lanes[t]}) "
+                           f"{m.fragment.letter}{i} is at {want}, the candidate from the points with one bit set "
+                           f"gives {got} (z3 and the enumeration agree)")
+    return (f"{what}: z3 proved it equal at all {len(m.lanes)} x {m.n} points (query `{query}`), "
+            "and the enumeration agrees")
+
+
+def export(spec_path: str, fid: str, to: str, computation: int | None, command: str) -> str:
+    from checker.smt import linear as smt_linear
+
+    _spec, frag, reading = fragment(spec_path, fid)
+    if computation is not None and not frag.computations:
+        raise UsageError(f"{fid} is held by the whole warp: --computation applies only to mma.m8n8k4 .f16")
+    if frag.computations and computation is not None and not 1 <= computation <= len(frag.computations):
+        raise UsageError(f"--computation takes 1..{len(frag.computations)} for {fid}")
+    m = derive.build(frag, computation)
+    _proved(frag, reading, m.lanes)
+    name = f"{frag.span.file}.{fid}"
+    try:
+        if to == "cute":
+            c = derive.cute(m)
+            z = smt_linear.strided(f"{name}.cute", reading, m.lanes, c.thread, c.value, frag.operand, m.shape)
+            checks = [_both("CuTe layout", f"{name}.cute", m, derive.wrong_cute(m, c), z)]
+            return render.cute(m, c, checks, command)
+        b = derive.linear(m)
+        z = smt_linear.bases(f"{name}.bases", reading, m.lanes, b.thread, b.element)
+        wrong = derive.wrong_linear(m, b)
+        if to == "triton" or wrong is None:
+            checks = [_both("linear layout over GF(2)", f"{name}.bases", m, wrong, z)]
+        else:
+            _agree("linear layout over GF(2)", m, wrong, z)
+            checks = [f"not linear over GF(2) (thread {wrong[0]} {frag.letter}{wrong[1]}: z3 and the enumeration "
+                      "agree), so the inverse is a table built from the enumeration"]
+        if to == "triton":
+            return render.triton(m, b, checks, command)
+        inv = None
+        if wrong is None:
+            inv = derive.inverse(m, b)
+            zi = smt_linear.inverse(f"{name}.inverse", reading, m.lanes, inv.row, inv.col)
+            checks.append(_both("inverse (GF(2) bases of row and col)", f"{name}.inverse", m,
+                                derive.wrong_inverse(m, inv), zi))
+        checks.append("row and col: printed from the proved formula's AST (tests compile and run them over "
+                      "every point)")
+        return (render.python if to == "python" else render.cpp)(m, inv, checks, command)
+    except derive.ExportError as exc:
+        raise CheckerError(f"{frag.span}: {fid}: {exc}") from None

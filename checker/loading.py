@@ -1,0 +1,23 @@
+"""Loading one spec for a proof: the spec, or the result that says why it could not be loaded.
+Shared by the prover, the process that launches it (checker/launch.py) and the `same_as`
+theorems; it imports no prover (launch.py runs before z3 and lark are imported)."""
+from __future__ import annotations
+
+from checker.errors import SpecError
+
+
+def load(path: str) -> tuple:
+    """(spec, None), or (None, [the result that says why it could not be loaded])."""
+    from checker.spec.load import load_spec
+
+    try:
+        return load_spec(path), None
+    except SpecError as exc:
+        return None, [load_error(path, exc)]
+
+
+def load_error(path: str, exc: SpecError):
+    from checker.results import SPEC_ERROR, Result
+
+    return Result(path, None, "load", SPEC_ERROR, location=str(exc.span) if exc.span else path,
+                  message=exc.message + (f" ({exc.hint})" if exc.hint else ""))

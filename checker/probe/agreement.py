@@ -1,0 +1,40 @@
+"""Which hardware dumps agree with the specs, counted per (shape, operand, type): the evidence the
+coverage report's ISA table shows beside what is proved."""
+from __future__ import annotations
+
+import os
+
+
+def hardware_agreement(spec_files: list, dump_dir: str | None) -> tuple:
+    """(shape, operand, type) -> number of hardware dumps under dump_dir whose every check passes;
+    and how many dumps agree. Synthetic dumps never count: they are the model, not the GPU."""
+    if not dump_dir or not os.path.isdir(dump_dir):
+        return {}, 0
+    from checker.probe import dump as dumps
+    from checker.probe.crosscheck import crosscheck
+    from checker.semantics.variants import variants
+    from checker.spec.load import load_spec
+    from checker.files import is_relations_file
+
+    paths = dumps.find([dump_dir])
+    if not paths:
+        return {}, 0
+    specs = [(p, load_spec(p)) for p in spec_files if not is_relations_file(p)]
+    results, _ = crosscheck(specs, paths)
+    # the crosscheck names each result's dump, its source and its instruction: no second read
+    by_instr = {v.instruction.replace("mma.sync.aligned.", ""): v for _, s in specs for v in variants(s)}
+    per_dump: dict = {}
+    for r in results:
+        if "dump" in r.detail:
+            per_dump.setdefault(r.detail["dump"], []).append(r)
+    counts: dict = {}
+    agreeing = 0
+    for rs in per_dump.values():
+        v = by_instr.get(rs[0].subject)
+        if v is None or rs[0].detail["source"] != "hardware" or any(r.failed() for r in rs):
+            continue
+        agreeing += 1
+        for key in {(v.shape, "A", v.atype), (v.shape, "B", v.btype),
+                    (v.shape, "C/D", v.ctype), (v.shape, "C/D", v.dtype)}:
+            counts[key] = counts.get(key, 0) + 1
+    return counts, agreeing

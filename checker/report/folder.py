@@ -1,0 +1,87 @@
+"""The report folder on disk: what the report owns in it, written, or (`--check`) compared.
+
+The files the report owns: index.html, the Markdown pages, errata.md, timings.json and everything
+under figures/. Everything else in the folder (hardware/, synthetic/, ...) is left alone. Timings are
+the one part of a report that differs from run to run, so they live in timings.json: a check
+renders with the committed timings and compares every other byte."""
+from __future__ import annotations
+
+import json
+import os
+
+TIMINGS = "timings.json"
+ERRATA = "errata.md"  # for a documentation owner: every confirmed erratum, with its evidence
+FIGURES = "figures"
+
+
+def committed_timings(out: str) -> dict | None:
+    raw = _read(os.path.join(out, TIMINGS))
+    if raw is None:
+        return None
+    try:
+        data = json.loads(raw)
+        return {k: float(v) for k, v in data.items()} if isinstance(data, dict) else None
+    except (ValueError, TypeError, AttributeError, RecursionError):
+        return None
+
+
+def _owned_on_disk(out: str) -> set:
+    found = set()
+    fig = os.path.join(out, FIGURES)
+    if os.path.isdir(fig):
+        found |= {f"{FIGURES}/{n}" for n in os.listdir(fig)}
+    return found
+
+
+def write(out: str, outputs: dict) -> list:
+    """Write what changed; remove figures no page uses any more. -> the paths written."""
+    os.makedirs(os.path.join(out, FIGURES), exist_ok=True)
+    written = []
+    for rel, text in sorted(outputs.items()):
+        path = os.path.join(out, rel)
+        if _read(path) != text:
+            with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+            written.append(rel)
+    for rel in sorted(_owned_on_disk(out) - set(outputs)):
+        os.remove(os.path.join(out, rel))
+        written.append(rel)
+    return written
+
+
+def stale(out: str, outputs: dict) -> list:
+    """-> (path, why) for every owned file that is missing, differs or is left over."""
+    problems = []
+    for rel, text in sorted(outputs.items()):
+        got = _read(os.path.join(out, rel))
+        if got is None:
+            problems.append((rel, "missing"))
+        elif got != text:
+            problems.append((rel, _first_difference(got, text)))
+    problems += [(rel, "no page uses it any more") for rel in sorted(_owned_on_disk(out) - set(outputs))]
+    return problems
+
+
+def _first_difference(got: str, want: str) -> str:
+    a, b = got.splitlines(), want.splitlines()
+    for n, (x, y) in enumerate(zip(a, b), 1):
+        if x != y:
+            return f"differs from line {n}: committed {_clip(x)!r}, now {_clip(y)!r}"
+    return f"differs in length: committed {len(a)} lines, now {len(b)}"
+
+
+def _clip(s: str) -> str:
+    return s if len(s) <= 100 else s[:97] + "..."
+
+
+MAX_PAGE = 64 << 20  # the committed report's files are read back for --check: bounded, regular files only
+
+
+def _read(path: str) -> str | None:
+    from checker.bounded import read_regular
+    from checker.errors import SpecError
+
+    try:
+        return read_regular(path, MAX_PAGE).decode("utf-8")
+    except (SpecError, UnicodeDecodeError):
+        return None

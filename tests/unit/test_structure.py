@@ -1,0 +1,150 @@
+"""The shape of the package: no import cycle between checker's modules, no module over 400 lines,
+and the layers' one direction of travel (commands -> renderers; neither the cache nor the probe
+depends on a renderer)."""
+import ast
+import os
+
+import pytest
+
+from conftest import ROOT
+
+MAX_LINES = 400
+
+
+def modules(root: str) -> dict:
+    """{dotted name: path} of every module of the package at root/<package>."""
+    out = {}
+    base = os.path.dirname(root)
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for n in sorted(names):
+            if n.endswith(".py"):
+                path = os.path.join(folder, n)
+                name = os.path.relpath(path, base)[:-3].replace(os.sep, ".")
+                out[name.removesuffix(".__init__")] = path
+    return out
+
+
+def imports(mods: dict) -> dict:
+    """{module: the package modules it imports}, wherever in the module the import statement is
+    (one inside a function is an edge too). `from x import y` imports x, and x.y where y is a
+    submodule; relative imports are resolved against the module's package."""
+    edges = {}
+    for name, path in mods.items():
+        package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read(), path)
+        found = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    parts = package.split(".")
+                    parts = parts[:len(parts) - (node.level - 1)]
+                    target = ".".join(parts + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                found.add(target)
+                found.update(f"{target}.{a.name}" for a in node.names)
+        edges[name] = {m for m in found if m in mods and m != name}
+    return edges
+
+
+def cycles(edges: dict) -> list:
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(edges[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+CHECKER = os.path.join(ROOT, "checker")
+
+
+@pytest.fixture(scope="module")
+def graph():
+    mods = modules(CHECKER)
+    return mods, imports(mods)
+
+
+def test_the_finder_sees_imports_of_every_form_and_their_cycles(tmp_path):
+    """On a package made for it: a relative import of a submodule inside a function closes a cycle."""
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg.sub import b\n")
+    (pkg / "sub" / "b.py").write_text("def f():\n    from .. import a\n")
+    (pkg / "c.py").write_text("import pkg.a\nfrom . import sub\n")
+    edges = imports(modules(str(pkg)))
+    assert edges["pkg.a"] == {"pkg.sub", "pkg.sub.b"}
+    assert edges["pkg.sub.b"] == {"pkg", "pkg.a"}
+    assert edges["pkg.c"] == {"pkg", "pkg.a", "pkg.sub"}
+    assert cycles(edges) == [["pkg.a", "pkg.sub.b"]]
+    (pkg / "sub" / "b.py").write_text("def f():\n    pass\n")
+    assert cycles(imports(modules(str(pkg)))) == []
+
+
+def test_no_import_cycle_between_modules(graph):
+    mods, edges = graph
+    assert "checker.commands.prove" in edges["checker.commands"]  # the graph is read, not empty
+    assert cycles(edges) == []
+
+
+def test_no_module_over_400_lines(graph):
+    mods, _ = graph
+    long = {}
+    for name, path in mods.items():
+        with open(path, encoding="utf-8") as fh:
+            n = len(fh.read().splitlines())
+        if n > MAX_LINES:
+            long[name] = n
+    assert long == {}
+
+
+@pytest.mark.parametrize("importer, imported", [
+    ("checker.cache", "checker.report"),  # the cache checks entries itself; it renders nothing
+    ("checker.probe", "checker.report"),  # both read the support table from checker.catalogue
+    ("checker.report", "checker.commands"),  # renderers take what a command found, never its args
+    ("checker.report", "checker.launch"),  # nor run the prover themselves
+    ("checker.report", "checker.probe"),
+    ("checker.prover", "checker.launch"),  # launch -> prover is the one direction
+    ("checker.theorems", "checker.launch"),
+])
+def test_the_layers_import_one_way(graph, importer, imported):
+    _, edges = graph
+    crossing = sorted((m, t) for m, ts in edges.items() for t in ts
+                      if (m == importer or m.startswith(importer + "."))
+                      and (t == imported or t.startswith(imported + ".")))
+    assert crossing == []
