@@ -1,5 +1,5 @@
 """The CI gate on spec edits: `checker diff`, SARIF 2.1.0 and JUnit output, the GitHub workflow
-and the pre-commit hooks, and the README's worked example end to end: a realistic bad edit of a
+and the pre-commit hooks, and docs/gate.md's worked example end to end: a realistic bad edit of a
 seed spec fails the gate at its line with a counterexample, and the diff shows what moved."""
 import json
 import os
@@ -14,7 +14,7 @@ from conftest import ROOT, SPECS
 
 BIN = os.path.dirname(sys.executable)
 
-# The worked example (README "CI gate"): someone "simplifies" A's row condition of m16n8k16
+# The worked example (docs/gate.md): someone "simplifies" A's row condition of m16n8k16
 # .f16/.bf16 to `i < 4`, reading a0..a3 as one row the way C's c0..c3 are read.
 GOOD = "row = groupID for ai where 0 <= i < 2 || 4 <= i < 6"
 BAD = "row = groupID for ai where i < 4"
