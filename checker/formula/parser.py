@@ -215,11 +215,18 @@ def _set_values(text: str, at) -> range:
 
 
 def _value(text: str, env: dict, at) -> int:
-    node = _parse_expr(plain(text, at))
+    return number(plain(text, at), env)
+
+
+def number(src: SourceText, env: dict) -> int:
+    """An integer expression in the shape's parameter (`N/2 - 4`, a register count `N/2`),
+    evaluated; any other name, or a division by zero, is a located error."""
+    node = _parse_expr(src)
     try:
         return int(evaluate_values(node, {k: [v] for k, v in env.items()}, 1)[0])
     except (KeyError, ZeroDivisionError):
-        raise SpecError(at, f"{shown(text, 40, False)} must be a number in {', '.join(env) or 'no parameter'}") from None
+        raise SpecError(src.span(0), f"{shown(src.text, 40, False)} must be a number in "
+                                     f"{', '.join(env) or 'no parameter'}") from None
 
 
 parse_block = _memo("block", _parse_block)

@@ -82,12 +82,12 @@ class Evaluation:
         return holders, clash
 
 
-def decide(layout, lanes, n, rows, cols, reading=None, properties=None) -> dict:
+def decide(layout, lanes, n, rows, cols, reading=None) -> dict:
     """{property: (verdict, witness)} for every engine property that applies (all of them for a
     bare layout, as the export and the campaign ask)."""
     ev = Evaluation(layout, lanes, n, rows, cols, reading)
     out = {}
-    for prop in properties if properties is not None else engine_properties(reading):
+    for prop in engine_properties(reading):
         witness = prop.enumerate(ev)
         out[prop.name] = ("proved", None) if witness is None else ("refuted", witness)
     return out

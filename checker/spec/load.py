@@ -10,7 +10,6 @@ from importlib import resources
 from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
 from checker.families import FAMILIES
-from checker.formula.evaluate import values
 from checker.spec import model, text, yamlload
 
 SCHEMA_ID = "ptx-fragment-checker/1"
@@ -312,7 +311,11 @@ class _Meaning:
         """A register count: a number, or the document's expression in the parameter ("N/2")."""
         if isinstance(written, int):
             return written
-        value = _arithmetic(self.stext(path), dict(params))
+        # imported here: loading a spec must not import lark, which the command process never
+        # needs (tests/unit/test_processes.py); only a parametric shape's counts are expressions
+        from checker.formula.parser import number
+
+        value = number(self.stext(path), dict(params))
         if not 1 <= value <= MAX_ELEMENTS:
             raise SpecError(self.span(path), f"{written} = {value} registers is outside 1..{MAX_ELEMENTS}")
         return value
@@ -340,16 +343,3 @@ class _Meaning:
                                 "hold the same number of non-zero elements out of the same range")
         return model.Sparsity(nonzero, chunk, sp.get("pairwise", False), sp["storage"], sp["printed"], k,
                               self.span(spath), rows[0].per_register, rows[0].out_of)
-
-
-def _arithmetic(src: text.SourceText, params: dict) -> int:
-    """An integer expression of the formula notation in the shape's parameter, evaluated."""
-    # imported here: loading a spec must not import lark, which the command process never needs
-    # (tests/unit/test_processes.py); only a parametric shape's counts are expressions
-    from checker.formula.parser import parse_expr
-
-    node = parse_expr(src)
-    try:
-        return int(values(node, {name: [v] for name, v in params.items()}, 1)[0])
-    except (KeyError, ZeroDivisionError):
-        raise SpecError(src.span(0), f"{src.text!r} must be an expression in {', '.join(params) or 'no parameter'}") from None
