@@ -23,7 +23,7 @@ def compare_layout(fragment, candidate, computation="all", spec_name: str | None
     called only over the fragment's domain (its threads x its elements). `computation`: for a
     fragment held by several MMA computations (m8n8k4 .f16), which one ("all": each; None: the
     thread index is the lane)."""
-    from checker.compare import engine
+    import checker.compare.engine as engine
     from checker.spec.reading import materialize
 
     reading = materialize(fragment)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from checker.compare import cute as cute_text
+import checker.compare.cute as cute_text
 
 MAX_POINTS = 1 << 20  # a candidate's domain, threads x elements
 MAX_BASES = 20

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from checker.compare import candidates
+import checker.compare.candidates as candidates
 from checker.errors import SourceSpan, SpecError
 from checker.spec.text import plain
 
@@ -28,7 +28,7 @@ def cute_tile(fragment) -> tuple:
 
 
 def cute(text: str, fragment, where: str = "--cute") -> candidates.Cute:
-    from checker.compare import cute as cute_text
+    import checker.compare.cute as cute_text
 
     layout = cute_text.parse(plain(text, SourceSpan(where, 1, 1)))
     tile, transposed, names = cute_tile(fragment)

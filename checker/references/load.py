@@ -139,15 +139,22 @@ def files(paths=None) -> list:
     """The data files: those given (files or folders), or every *.yaml of the shipped folder."""
     from checker.files import under
 
-    if paths:
-        return under(paths, (".yaml", ".yml"))
-    # shown relative to the working directory where it is inside it (the report names them so)
-    here = os.path.relpath(DATA) if not os.path.relpath(DATA).startswith("..") else DATA
-    return under([here], (".yaml", ".yml"))
+    return under(paths or [DATA], (".yaml", ".yml"))
+
+
+def shown_as(path: str) -> str:
+    """A shipped data file is named by its place in the repository, wherever the command runs (the
+    committed report names it so); any other file as it was given."""
+    full = os.path.abspath(path)
+    if os.path.dirname(full) == DATA:
+        return "checker/references/data/" + os.path.basename(full)
+    return path
 
 
 def load_file(path: str) -> list:
-    doc = yamlload.load(path)
+    from checker.recording import read_regular
+
+    doc = yamlload.load(shown_as(path), read_regular(path, yamlload.MAX_BYTES))
     d = _Doc(doc)
     top = d.mapping(doc.value, [], ("library", "repo", "commit", "path", "entries"), ("note",))
     library = d.choice(top["library"], ["library"], LIBRARIES)
