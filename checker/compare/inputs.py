@@ -199,18 +199,20 @@ def function(target: str):
 
 def from_function(fn, threads: int, elements: int, source: str) -> candidates.Table:
     """The function over the fragment's domain, as a table; None from it means "holds nothing"."""
+    code = getattr(fn, "__code__", None)
+    at = SourceSpan(code.co_filename, code.co_firstlineno, 1) if code is not None else None
     entries = {}
     for t in range(threads):
         for i in range(elements):
             try:
                 got = fn(t, i)
             except Exception as exc:  # the user's function: its failure is reported, located at the point
-                raise SpecError(None, f"{source}({t}, {i}) raised {type(exc).__name__}: {exc}") from None
+                raise SpecError(at, f"{source}({t}, {i}) raised {type(exc).__name__}: {exc}") from None
             if got is None:
                 continue
             cell = _cell(got)
             if cell is None:
-                raise SpecError(None, f"{source}({t}, {i}) returned {str(got)[:60]!r}; expected (row, col), two "
+                raise SpecError(at, f"{source}({t}, {i}) returned {str(got)[:60]!r}; expected (row, col), two "
                                 f"integers in 0..{candidates.MAX_COORD - 1}, or None")
             entries[(t, i)] = cell
     return candidates.Table(entries, f"the function {source}")

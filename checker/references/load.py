@@ -166,7 +166,7 @@ def load_file(path: str) -> list:
         d.err(["entries"], f"expected a list of 1..{MAX_ENTRIES} entries, found {_kind(entries)}")
     out, names = [], {}
     for k, e in enumerate(entries):
-        out.append(_entry(d, e, ["entries", k], library, repo, commit, upstream, path))
+        out.append(_entry(d, e, ["entries", k], library, repo, commit, upstream, doc.path))
         key = (out[-1].name, out[-1].commit)
         if key in names:
             d.err(["entries", k, "name"], f"entry {out[-1].name!r} at this commit is given twice (first at "
