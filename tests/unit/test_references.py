@@ -112,3 +112,14 @@ def test_a_hostile_data_file_is_refused(tmp_path):
     path.write_text("[" * 100 + "]" * 100)
     with pytest.raises(SpecError, match="nesting"):
         load.load_file(str(path))
+
+
+def test_docs_list_every_entry_with_its_pin():
+    from conftest import ROOT
+
+    with open(os.path.join(ROOT, "docs", "references.md"), encoding="utf-8") as fh:
+        doc = fh.read()
+    for r in load.load_all():
+        where = f"line {r.line}" if r.line else f"`{r.anchor}`"
+        assert f"| `{r.name}` | {where}" in doc, r.name
+        assert r.commit in doc or r.commit[:12] in doc
