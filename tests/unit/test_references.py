@@ -123,3 +123,17 @@ def test_docs_list_every_entry_with_its_pin():
         where = f"line {r.line}" if r.line else f"`{r.anchor}`"
         assert f"| `{r.name}` | {where}" in doc, r.name
         assert r.commit in doc or r.commit[:12] in doc
+
+
+def test_kinds_checked_elsewhere_load_and_are_listed_not_modelled(tmp_path, run):
+    """The ldmatrix copy atoms (kind cute-copy) are evaluated by their own tests: loaded, never dropped."""
+    path = tmp_path / "x.yaml"
+    path.write_text(GOOD.replace("""      kind: cute
+      layout: "((4,8),(2,2,2)):((32,1),(16,8,128))"
+      tile: [16, 16]""", """      kind: cute-copy
+      registers: "(32,32):(32,1)"
+      tile: [8, 128]""").replace("    status: current", "    status: current\n    expect: refuted"))
+    ref = load.load_file(str(path))[0]
+    assert ref.encoding.kind == "cute-copy" and ref.expect == "differs"
+    r = run("conformance", SPECS, "--references", str(path))
+    assert r.code == 0 and "not modelled: conformance does not evaluate encoding kind cute-copy" in r.out
