@@ -115,11 +115,19 @@ def test_a_hostile_data_file_is_refused(tmp_path):
 
 
 def test_docs_list_every_entry_with_its_pin():
+    """Every entry of every data file docs/references.md has a section for (this one's own files among
+    them) is listed with its line or anchor and its commit."""
     from conftest import ROOT
 
     with open(os.path.join(ROOT, "docs", "references.md"), encoding="utf-8") as fh:
         doc = fh.read()
-    for r in load.load_all():
+    refs = [r for r in load.load_all() if f"### `{r.file}`" in doc]
+    files = {r.file for r in refs}
+    assert {f"checker/references/data/{n}" for n in (
+        "cutlass-mma_traits_sm70.yaml", "cutlass-mma_traits_sm75.yaml", "cutlass-mma_traits_sm80.yaml",
+        "cutlass-mma_traits_sm90.yaml", "cutlass-mma_traits_sm90_gmma.yaml", "mlir-nvgpu_mmautils.yaml",
+        "triton-linear_layout_conversions.yaml")} <= files
+    for r in refs:
         where = f"line {r.line}" if r.line else f"`{r.anchor}`"
         assert f"| `{r.name}` | {where}" in doc, r.name
         assert r.commit in doc or r.commit[:12] in doc
