@@ -32,7 +32,9 @@ def run(args, out, err) -> int:
     for path in files:
         if not is_relations_file(path) and not any(r.property == "load" and r.spec == path for r in results):
             specs.append((path, load_spec(path)))
-    entries = errata.collect(specs, results)
+    from checker.references.errata import agreement
+
+    entries = errata.collect(specs, results, agreement(specs, [p for p, _ in specs]))
     render = {"text": errata.render_text, "markdown": errata.render_markdown, "json": errata.render_json}[args.format]
     out.write(render(entries))
     return exit_code(results)

@@ -74,4 +74,13 @@ def render(files: list, jobs: int, dumps: str | None, timings: dict | None):
     if timings is None:
         timings = {key(r): round(r.seconds, 6) for r in report.results}
         timings["total"] = round(time.perf_counter() - t0, 4)
-    return site.render(report, timings), report
+    return site.render(report, timings, _references(files, report)), report
+
+
+def _references(files: list, report):
+    """The conformance verdicts of the shipped reference data, and the errata's agreements."""
+    from checker.references import conformance
+    from checker.references.errata import agreement
+
+    specs = [(v.path, v.spec) for v in report.specs if v.spec]
+    return conformance.run(files), agreement(specs, files)

@@ -11,6 +11,7 @@ import os
 
 TIMINGS = "timings.json"
 ERRATA = "errata.md"  # for a documentation owner: every confirmed erratum, with its evidence
+CONFORMANCE = "conformance.md"  # published layouts (CuTe, Triton, MLIR) against the specs
 FIGURES = "figures"
 
 
