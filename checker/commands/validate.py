@@ -3,16 +3,21 @@ from __future__ import annotations
 
 import json
 
-from checker.commands.common import spec_files
+from checker.commands.common import add_format, add_output, add_specs, command, spec_files
 from checker.errors import SpecError
 
 NAME = "validate"
 
 
 def add(sub) -> None:
-    va = sub.add_parser(NAME, help="check structure and meaning without proving")
-    va.add_argument("paths", nargs="+", metavar="PATH")
-    va.add_argument("--format", choices=["text", "json"], default="text")
+    va = command(sub, NAME, "check structure and meaning without proving",
+                 "Check each spec's structure (the JSON Schema) and meaning (names, types, bounds, that every "
+                 "formula and erratum parses), without proving anything. Exit 3 names the first problem's "
+                 "file:line:col.",
+                 ["checker validate specs/", "checker validate specs/m16n8k16.yaml --format json"])
+    add_specs(va)
+    add_format(va)
+    add_output(va)
 
 
 def run(args, out, err) -> int:
