@@ -199,6 +199,15 @@ class Layout:
                 out[r][c].append((t, i))
         return out
 
+    def grid_text(self, band: int = 16) -> str:
+        """The matrix as text, `T<thread>:<element>` in each cell, as `checker table` draws it (CuTe's
+        print_layout, in the document's notation): `band` columns side by side (0: all)."""
+        from checker.report.tables import fragment_table, render_text
+
+        self._need()
+        return render_text(fragment_table(self._spec.model, self._fragment, self._reading),
+                           self._fragment.letter, band)
+
     # -- exports ----------------------------------------------------------------------------------
     def _export(self, to: str, computation: int | None) -> str:
         if self._printed:
