@@ -215,3 +215,26 @@ def test_probe_emit_ptx_writes_kernels_inputs_and_expected_d(run, tmp_path):
     assert np.array_equal(execute(v, regs["A"], regs["B"], regs["C"], geo), regs["D"])
     assert "grid (`warps`, 1, 1), block (32, 1, 1)" in (tmp_path / "README.md").read_text()
     assert run("probe", SPECS, "--emit-ptx", str(tmp_path), "--synthetic").code == 2
+
+
+def _readme() -> str:
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def test_the_readme_quotes_the_tool(run):
+    """The numbers the README quotes are the tool's: the summary lines of `checker prove` (all but
+    the time), the scope of one file, the count of errata."""
+    readme = _readme()
+    for argv in ((SPECS,), (M256,)):
+        last = run("prove", *argv).out.rstrip().splitlines()[-1]
+        counts = last.rsplit(" (", 1)[0]
+        quoted = [ln for ln in readme.splitlines() if ln.startswith(counts.split(":")[0] + ":")]
+        assert quoted and all(ln.rsplit(" (", 1)[0] == counts for ln in quoted), (counts, quoted)
+    scope = next(ln for ln in run("prove", os.path.join(SPECS, "m16n8k16.yaml")).out.splitlines()
+                 if ln.startswith("scope:"))
+    relations = scope.split(": ", 2)[2].split(" relations")[0]
+    specs = len(scope.split("; ", 1)[1].split(" (README")[0].split(", "))
+    assert f"also\nproves the {relations} relations that read m16n8k16 and the {specs} specs they name" in readme
+    errata = json.loads(run("errata", SPECS, "--format", "json").out)["counts"]["errata"]
+    assert f"`checker errata specs/` lists all {errata} " in readme
