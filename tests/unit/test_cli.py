@@ -238,3 +238,22 @@ def test_the_readme_quotes_the_tool(run):
     assert f"also\nproves the {relations} relations that read m16n8k16 and the {specs} specs they name" in readme
     errata = json.loads(run("errata", SPECS, "--format", "json").out)["counts"]["errata"]
     assert f"`checker errata specs/` lists all {errata} " in readme
+
+
+def test_fragment_counts_agree_between_commands(run):
+    """validate, prove and the report count the same fragments: those with formulas and those the
+    document gives only as figures."""
+    validated = json.loads(run("validate", SPECS, "--format", "json").out)
+    total = sum(x.get("fragments", 0) for x in validated)
+    drawn = sum(x.get("figures_only", 0) for x in validated)
+    last = run("prove", SPECS).out.rstrip().splitlines()[-1]
+    assert f", {total} fragments:" in last and drawn == 4
+    import checker
+
+    specs = [checker.load(os.path.join(SPECS, n)) for n in sorted(os.listdir(SPECS))
+             if n.endswith(".yaml") and n != "relations.yaml"]
+    assert sum(len(s.ids) + len(s.figures_only) for s in specs) == total
+    with open(os.path.join(ROOT, "reports", "README.md"), encoding="utf-8") as fh:
+        summary = fh.read()
+    assert f"| fragments with formulas (each proved) | {total - drawn} |" in summary
+    assert f"| fragments the document gives only as figures (their tables checked) | {drawn} |" in summary
