@@ -29,6 +29,10 @@ class Layout:
     `checker.load(path, as_printed=True)`.
     """
 
+    # A candidate layout from elsewhere (CuTe, Triton, a table) is compared with this one by
+    # checker.compare.compare_layout(fragment, candidate): a `compare(candidate)` method hands it
+    # self._fragment (the reading; a layout as printed is not what is proved, so it refuses).
+
     def __init__(self, spec, fragment, reading, as_printed: bool = False, error: str | None = None):
         self._spec = spec  # checker.api.spec.Spec
         self._fragment = fragment  # checker.spec.model.Fragment
