@@ -1,5 +1,5 @@
 """The coverage report's files, rendered from what was gathered (checker/report/gather.py): the
-Markdown pages, index.html, the SVG figures, errata.md and timings.json. The folder they are
+Markdown pages, index.html and the other HTML pages, the SVG figures, errata.md and timings.json. The folder they are
 written to, or compared with, is checker/report/folder.py."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def render(report, timings: dict, references=None) -> dict:
     the errata's agreements) when the command computed them (checker/references/)."""
     pages, figs = build(report, timings, isa.rows(report.specs, report.hardware))
     outputs = {f"{p.name}.md": markdown.render(p) for p in pages}
-    outputs["index.html"] = html.render(pages, TITLE)
+    outputs.update(html.render(pages, TITLE))
     outputs.update({f"{FIGURES}/{name}": svg for name, svg in figs.items()})
     outputs[TIMINGS] = json.dumps(dict(sorted(timings.items())), indent=0) + "\n"
     verdicts, agreements = references or (None, None)
