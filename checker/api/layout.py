@@ -29,10 +29,6 @@ class Layout:
     `checker.load(path, as_printed=True)`.
     """
 
-    # A candidate layout from elsewhere (CuTe, Triton, a table) is compared with this one by
-    # checker.compare.compare_layout(fragment, candidate): a `compare(candidate)` method hands it
-    # self._fragment (the reading; a layout as printed is not what is proved, so it refuses).
-
     def __init__(self, spec, fragment, reading, as_printed: bool = False, error: str | None = None):
         self._spec = spec  # checker.api.spec.Spec
         self._fragment = fragment  # checker.spec.model.Fragment
@@ -241,6 +237,30 @@ class Layout:
     def to_python(self, computation: int | None = None) -> str:
         """A Python module with the same four functions as `to_cpp`."""
         return self._export("python", computation)
+
+    def compare(self, candidate, computation="all"):
+        """Prove `candidate` equal to this layout, or refute it at the smallest (thread, i), by z3
+        and the plain-Python enumeration (they must agree), as `checker compare` does. `candidate`
+        is a CuTe layout in pycute notation (`"((4,8),(2,2,2)):((32,1),(16,8,128))"`, into the
+        column-major tile: A as M x K, B as N x K, C as M x N), another `Layout`, or any function
+        `(thread, i) -> (row, col)`, called over this layout's domain only. `computation`: for
+        `mma.m8n8k4 .f16`, which MMA computation (1..4) or "all"; the CuTe thread index is then
+        the SM70 quad-pair's. Returns a `checker.compare.Comparison` (`equal`, `difference`,
+        `summary()`). A layout loaded `as_printed` is not what the checker proves: it refuses."""
+        if self._printed:
+            raise LayoutError(f"{self.id} as printed is not the proved layout: compare with "
+                              f"checker.load({self._spec.path!r}).fragment({self.id!r})")
+        from checker.compare import compare_layout
+
+        if isinstance(candidate, str):
+            from checker.compare.inputs import cute
+
+            candidate = cute(candidate, self._fragment, where="compare()")
+        elif isinstance(candidate, Layout):
+            other = candidate
+            candidate = lambda t, i: other.cell(t, i)  # noqa: E731 - the other layout's map, by name
+            candidate.__name__ = f"{other.shape} {other.id}"
+        return compare_layout(self._fragment, candidate, computation, spec_name=self.shape)
 
     # -- looks ------------------------------------------------------------------------------------
     def __repr__(self) -> str:

@@ -5,17 +5,24 @@ from __future__ import annotations
 import json
 
 from checker import outputs
-from checker.commands.common import check_outputs, load_fragment
+from checker.commands.common import add_fragment, add_specs, check_outputs, command, load_fragment
 from checker.errors import UsageError
 
 NAME = "compare"
 
 
 def add(sub) -> None:
-    cp = sub.add_parser(NAME, help="prove your layout (CuTe, Triton, a table, a function) equal to a spec fragment, "
-                                   "or refute it with the smallest counterexample")
-    cp.add_argument("spec", metavar="SPEC")
-    cp.add_argument("--fragment", required=True, metavar="ID")
+    cp = command(sub, NAME, "prove your layout (CuTe, Triton, a table, a function) equal to a spec fragment, "
+                             "or refute it with the smallest counterexample",
+                 "Prove a layout of your own equal to a spec fragment's, by z3 and by enumerating every "
+                 "(thread, i) (the two must agree), or refute it at the smallest (thread, i), naming the "
+                 "thread, the element and both cells. Exit 0 equal, 1 differs, 2 usage, 3 malformed input.",
+                 ['checker compare specs/m16n8k16.yaml --fragment A.f16 --cute "((4,8),(2,2,2)):((32,1),(16,8,128))"'
+                  "   # CuTe's SM80 A trait",
+                  "checker compare specs/m16n8k16.yaml --fragment C.float --triton c.json   # export --to triton's bases",
+                  "checker compare specs/m16n8k16.yaml --fragment B.f16 --python mylayouts:b_cell --format json"])
+    add_specs(cp, "spec", one=True)
+    add_fragment(cp)
     given = cp.add_mutually_exclusive_group(required=True)
     given.add_argument("--cute", metavar="SHAPE:STRIDE",
                        help="a CuTe TV layout, ((4,8),(2,2,2)):((32,1),(16,8,128)) or Layout<Shape<..>,Stride<..>>: "
@@ -31,6 +38,7 @@ def add(sub) -> None:
                          "whole warp, the thread index is the lane")
     cp.add_argument("--format", choices=["text", "json"], default="text")
     cp.add_argument("--output", metavar="FILE", help="write the result here instead of stdout")
+    cp.set_defaults(own_output=True)
 
 
 def _computation(args, frag):

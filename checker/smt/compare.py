@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from checker.smt.solver import Session, Var, bv
+from checker.smt.solver import RLIMIT, Session, Var, bv
 from checker.smt.symbolic import Answer, signed, symbolic
 from checker.smt.terms import conj
 
@@ -106,7 +106,9 @@ def differ(name: str, reading, lanes: tuple, n: int, form: tuple, box: tuple, ex
     s_has = conj([_below(t, len(lanes)), _below(i, n)])
     s_row, s_col = _ext(at.row, w), _ext(at.col, w)
     c_has, c_row, c_col = candidate_terms(form, t, i)
-    session = Session(name, dump_dir)
+    # a table or function candidate is a lookup over every point (4096 for m16n8k256 A): confirming
+    # the smallest witness of one that differs everywhere needs ~10x a fragment query's resources
+    session = Session(name, dump_dir, rlimit=RLIMIT * 20)
     session.add(_below(t, box[0]), _below(i, box[1]))
     wrong = (f"(or (distinct {s_has} {c_has}) (and {s_has} (or (distinct {s_row} {c_row}) "
              f"(distinct {s_col} {c_col}))))")

@@ -29,6 +29,11 @@ try:
 except checker.LayoutError as exc:
     missing = str(exc)
 proof = checker.prove("m16n8k256.yaml")
+try:
+    printed.compare(a)
+    refused = None
+except checker.LayoutError as exc:
+    refused = str(exc)
 injective = next(r for r in proof.errata if r.property == "injective")
 json.dump({
     "heavy_at_import": heavy,
@@ -44,6 +49,14 @@ json.dump({
               "results": [[r.fragment, r.property, r.verdict, r.erratum] for r in proof],
               "injective": injective.counterexample},
     "cute": a.to_cute(),
+    "compare": {
+        # CuTe's current SM80_16x8x256 A.b1 trait (cutlass, after PR #1856), and the one before it
+        "current": a.compare("((4,8),(32,2,2)):((512,1),(16,8,2048))").equal,
+        "old": a.compare("(32,(8,4,2,2)):(64,(64,16,8,2048))").summary(),
+        "itself": a.compare(a).equal,
+        "function": a.compare(lambda t, i: (a.cell(t, i)[0], 255 - a.cell(t, i)[1])).to_json(),
+    },
+    "compare_printed": refused,
 }, sys.stdout)
 '''
 
@@ -178,3 +191,15 @@ def test_every_public_name_is_documented():
             if not attr.startswith("_"):
                 assert getattr(value, "__doc__", None) or isinstance(value, property) and value.fget.__doc__, attr
                 assert f".{attr}" in doc, f"{cls.__name__}.{attr} is not in docs/api.md"
+
+
+def test_compare_proves_and_refutes_user_layouts(scratch):
+    _, got = scratch
+    c = got["compare"]
+    assert c["itself"] is True
+    assert "differs from the spec" in c["old"] and "the first: thread" in c["old"]
+    assert c["current"] is True
+    fn = c["function"]  # every column mirrored: no point is where the spec puts it
+    assert fn["verdict"] == "differs" and fn["points"] == fn["differing"] == 32 * 128
+    assert fn["difference"]["thread"] == 0 and fn["difference"]["i"] == 0
+    assert "as printed is not the proved layout" in got["compare_printed"]
