@@ -79,8 +79,9 @@ def _summary(report, timings, spec_pages) -> Page:
             for v, p in zip(report.specs, spec_pages)], "lllrrrrr"),
         Heading(2, "Errata found in the document", "errata-found-in-the-document"),
         Para(f"All {len(found)} errata the checker confirms ({sum(e.kind == 'contradiction' for e in found)} "
-             f"contradictions, {sum(e.kind == 'judgment' for e in found)} judgments; `errata.md` gives each with its "
-             "evidence). Each is kept in the spec as printed, with the reading the checker proves and why; the "
+             f"contradictions, {sum(e.kind == 'judgment' for e in found)} judgments; [errata.md](errata.md) gives each "
+             "with its evidence, and which published layouts agree with each reading; [conformance.md](conformance.md) "
+             "checks every published layout, CuTe, Triton and MLIR, against the specs). Each is kept in the spec as printed, with the reading the checker proves and why; the "
              "checker proves every time that the printed text fails exactly what the spec says it breaks. (The "
              "count above counts an erratum once per property it breaks.)"),
         Table(["spec", "subject", "printed", "reading", "breaks", "kind", "where"], [
