@@ -10,14 +10,17 @@ counterexample; `expect: refuted` states where a composition does not hold."""
 from __future__ import annotations
 
 import os
+from types import SimpleNamespace
 
 from checker import recording
 from checker.errors import SpecError
 from checker.formula.parser import parse_expr
 from checker.loading import load, load_error
 from checker.spec import text
+from checker.results import REFUTED
 from checker.spec.reading import materialize
 from checker.theorems.equation import Equation, Side, check_names, difference
+from checker.theorems.relations import locate
 from checker.theorems.run import equation_result
 
 PROPERTY = "composition"
@@ -71,6 +74,12 @@ def prove(spec, readings: dict, opts) -> list:
             fails = f"{c.statement.rstrip('.')}: refuted as declared; {difference(eq)}" if c.expect == "refuted" else ""
             r = equation_result(eq, opts, spec.path, PROPERTY, c.id, str(c.span), expect=c.expect,
                                 holds=c.statement, fails=fails)
+            if r.verdict == REFUTED and not r.declared and r.counterexample:
+                # at the formula that gives the differing cell, as a relation is (the composition's
+                # line a note); relations.blame moves it to the side the run's failures point at
+                where = SimpleNamespace(equation=eq, span=c.span)
+                r.location, pieces, replay, r.detail["sides"] = locate(spec.path, where, r.counterexample)
+                r.counterexample.update(pieces=pieces, replay=replay, relation_at=str(c.span))
         except SpecError as exc:
             r = load_error(spec.path, exc)
             r.subject = c.id

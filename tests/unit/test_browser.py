@@ -55,6 +55,6 @@ def test_index_renders_with_every_figure(browser, tmp_path):
     assert not missing, missing
     overflow = browser.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0
-    assert browser.execute_script("return document.querySelectorAll('section').length") == 14  # summary, ISA, 11 specs, relations
+    assert browser.execute_script("return document.querySelectorAll('section').length") == 20  # summary, ISA, 17 specs, relations
     assert browser.save_screenshot(str(tmp_path / "index.png"))
     assert (tmp_path / "index.png").stat().st_size > 10_000
