@@ -127,6 +127,9 @@ class Fragment:
     def types(self) -> tuple:
         return tuple(t for row in self.table for t in row.types)
 
+    def __repr__(self) -> str:  # one line: the generated one prints every table row, erratum and span
+        return f"Fragment({self.id!r}: {self.operand} {self.rows}x{self.cols}, .{'/.'.join(self.types)}, at {self.span})"
+
 
 @dataclass(frozen=True)
 class SameAs:
@@ -190,6 +193,9 @@ class Spec:
 
     def fragment(self, fid: str) -> Fragment | None:
         return next((f for f in self.fragments() if f.id == fid), None)
+
+    def __repr__(self) -> str:  # one line; checker.load (docs/api.md) is the API to compute with
+        return f"Spec({self.shape!r} at {self.path}: {', '.join(f.id for f in self.fragments())})"
 
 
 def dims(family: str, operand: str, values: dict) -> tuple[int, int]:
