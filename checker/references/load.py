@@ -269,6 +269,16 @@ def _encoding(d: _Doc, enc, path, expect) -> Encoding:
     return Encoding(kind, {"entries": table}, span)
 
 
+def load_copy_atom(path: str):
+    """A user's copy atom (`checker compare --cute-copy`): one mapping, written as a data file's
+    cute-copy encoding, validated as one (checker.compare.copyatom.CopyAtom)."""
+    from checker.recording import read_regular
+    from checker.references.copydata import cute_copy
+
+    doc = yamlload.load(path, read_regular(path, yamlload.MAX_BYTES))
+    return cute_copy(_Doc(doc), doc.value, [], "equal")["atom"]
+
+
 def load_all(paths=None) -> list:
     """Every reference of every data file, in file order; the first malformed file raises."""
     out = []

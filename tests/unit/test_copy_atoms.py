@@ -188,3 +188,20 @@ def test_the_command_judges_a_data_file_of_atoms(run, tmp_path):
         "    status: current\n", "    status: current\n    expect: malformed\n"))
     r = run("conformance", SPECS, "--references", str(path))
     assert r.code == 0 and "malformed" in r.out and "thread 1's row starts at bit 64" in r.out
+
+
+def test_compare_takes_an_atom(run, tmp_path):
+    """`checker compare --cute-copy FILE.yaml`: the encoding as an entry writes it."""
+    import os
+
+    path = tmp_path / "atom.yaml"
+    path.write_text('kind: cute-copy\nregisters: "(32,(32,4)):(32,(1,1024))"\nmemory: "(32,128):(128,1)"\n'
+                    "tile: [32, 128]\nelement_bits: 16\n")
+    spec = os.path.join(SPECS, "ldmatrix.m8n8.yaml")
+    r = run("compare", spec, "--fragment", "r.x4", "--cute-copy", str(path))
+    assert r.code == 0 and "equals the spec at all 256 points" in r.out and "unsat" in r.out
+    r = run("compare", spec, "--fragment", "r.x4.trans", "--cute-copy", str(path))
+    assert r.code == 1 and "thread 0 e1: the spec puts it at r[1][0], the candidate gives r[0][1]" in r.out
+    path.write_text(path.read_text().replace("(1,1024)", "(1,1024,3)"))
+    r = run("compare", spec, "--fragment", "r.x4", "--cute-copy", str(path))
+    assert r.code == 3 and f"{path}:2:" in r.err and "not congruent" in r.err and "Traceback" not in r.err
