@@ -27,6 +27,9 @@ def add(sub) -> None:
     given.add_argument("--cute", metavar="SHAPE:STRIDE",
                        help="a CuTe TV layout, ((4,8),(2,2,2)):((32,1),(16,8,128)) or Layout<Shape<..>,Stride<..>>: "
                             "(thread, value) -> column-major index into M x K (A), N x K (B), M x N (C/D)")
+    given.add_argument("--cute-copy", metavar="FILE.yaml",
+                       help="a CuTe ldmatrix/stmatrix/movmatrix copy atom: YAML with kind: cute-copy, registers, "
+                            "memory, tile, element_bits (docs/references.md)")
     given.add_argument("--triton", metavar="FILE", help="linear-layout bases over (row, col): JSON "
                        "(register/lane/warp or reg_bases/lane_bases/warp_bases) or what `export --to triton` writes")
     given.add_argument("--table", metavar="FILE.csv", help="CSV lines thread,i,row,col")
@@ -58,6 +61,10 @@ def candidate(args, frag):
 
     if args.cute is not None:
         return inputs.cute(args.cute, frag)
+    if args.cute_copy is not None:
+        from checker.references.load import load_copy_atom
+
+        return load_copy_atom(args.cute_copy)
     if args.triton is not None:
         return inputs.triton(args.triton)
     if args.table is not None:

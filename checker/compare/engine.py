@@ -32,8 +32,9 @@ class Difference:
         who = f"thread {self.thread}" + (f" (lane {self.lane})" if self.lane not in (None, self.thread) else "")
         comp = f"MMA computation {self.computation}: " if self.computation is not None else ""
         spec = "the spec has no such element" if self.spec is None else f"the spec puts it at {cell(self.spec)}"
-        cand = ("the candidate holds no such element" if self.candidate is None
-                else f"the candidate gives {cell(self.candidate)} ({self.detail})")
+        why = f" ({self.detail})" if self.detail else ""
+        cand = (f"the candidate holds no such element{why}" if self.candidate is None
+                else f"the candidate gives {cell(self.candidate)}{why}")
         return f"{comp}{who} {self.element}: {spec}, {cand}"
 
 
@@ -137,8 +138,9 @@ def compare(target: Target, n: int, cand, letter: str) -> tuple:
                          f"`{target.name}.compare.{cand.kind}.differ` unsat), and the enumeration agrees")
     (t, i), s, c = first
     lane = target.lanes[t] if t < len(target.lanes) else None
-    diff = Difference(target.computation, t, lane, i, f"{letter}{i}", s, c,
-                      cand.detail(t, i) if c is not None else "")
+    # a candidate that can hold nothing at a point of its own domain may say why (a copy atom's bits)
+    detail = cand.detail(t, i) if c is not None else getattr(cand, "missing", lambda t, i: "")(t, i)
+    diff = Difference(target.computation, t, lane, i, f"{letter}{i}", s, c, detail)
     return diff, count, (f"z3 found the smallest counterexample{where} at thread {t}, {letter}{i}, and the "
                          "enumeration agrees")
 

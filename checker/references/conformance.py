@@ -38,6 +38,8 @@ def candidate(enc, fragment):
 
         _tile, transposed, names = cute_tile(fragment)
         return candidates.Cute(f["layout"], f["tile"], transposed, names=names)
+    if enc.kind == "cute-copy":
+        return f["atom"]
     if enc.kind == "triton":
         return candidates.Bases(f["register"], f["lane"] + f["warp"], len(f["lane"]))
     if enc.kind == "formula":
@@ -96,15 +98,10 @@ def judge(ref, specs: Specs, reading=None) -> Verdict:
     from checker.compare import engine
     from checker.spec.reading import materialize
 
-    from checker.references.load import ELSEWHERE
-
     path, frag = specs.fragment(ref)
     if isinstance(frag, str):
         return Verdict(ref, NOT_MODELLED, frag, None, path)
-    if ref.encoding.kind in ELSEWHERE:
-        return Verdict(ref, NOT_MODELLED, f"conformance does not evaluate encoding kind {ref.encoding.kind} yet",
-                       None, path)
-    problem = ref.encoding.fields.get("problem") if ref.encoding.kind == "cute" else None
+    problem = ref.encoding.fields.get("problem")
     if problem is not None:
         return Verdict(ref, "malformed", str(problem), None, path)
     reading = reading or materialize(frag)

@@ -14,7 +14,7 @@ The format is documented in docs/references.md. A file:
     available), fragment: {spec, id, params?}, status: current | historical, note (historical:
     required), commit (historical: the commit it was read at), expect (equal | differs | malformed;
     default: equal when current, differs when historical), encoding: {kind: cute | triton |
-    formula | table, ...}
+    formula | table | cute-copy, ...}
 """
 from __future__ import annotations
 
@@ -30,10 +30,7 @@ DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 LIBRARIES = ("CuTe", "Triton", "MLIR", "JAX")
 STATUSES = ("current", "historical")
 VERDICTS = ("equal", "differs", "malformed", "refuted")  # refuted: another name for differs
-KINDS = ("cute", "triton", "formula", "table")
-# kinds other checks evaluate (the ldmatrix copy atoms: tests/unit/test_ldmatrix.py); loaded, listed
-# as not modelled by conformance until it evaluates them
-ELSEWHERE = ("cute-copy",)
+KINDS = ("cute", "triton", "formula", "table", "cute-copy")
 THREADS = ("default", "sm70-quadpair")
 MAX_ENTRIES = 512
 MAX_TABLE = 1 << 16
@@ -214,10 +211,8 @@ def _entry(d: _Doc, e, path, library, repo, commit, upstream, file) -> Reference
 def _encoding(d: _Doc, enc, path, expect) -> Encoding:
     if not isinstance(enc, dict) or "kind" not in enc:
         d.err(path, f"expected a mapping with kind: {' | '.join(KINDS)}")
-    kind = d.choice(enc["kind"], path + ["kind"], KINDS + ELSEWHERE)
+    kind = d.choice(enc["kind"], path + ["kind"], KINDS)
     span = d.doc.span(tuple(path))
-    if kind in ELSEWHERE:
-        return Encoding(kind, dict(enc), span)
     if kind == "cute":
         enc = d.mapping(enc, path, ("kind", "layout", "tile"), ("threads",))
         src = from_node(d.doc.nodes[tuple(path + ["layout"])], d.doc.text, d.doc.path)
@@ -237,6 +232,10 @@ def _encoding(d: _Doc, enc, path, expect) -> Encoding:
             layout, problem = None, exc
         return Encoding(kind, {"layout": layout, "text": enc["layout"], "tile": tile, "threads": threads,
                                "problem": problem}, span)
+    if kind == "cute-copy":
+        from checker.references.copydata import cute_copy
+
+        return Encoding(kind, cute_copy(d, enc, path, expect), span)
     if kind == "triton":
         enc = d.mapping(enc, path, ("kind", "register", "lane"), ("warp",))
         return Encoding(kind, {"register": d.pairs(enc["register"], path + ["register"], 20),
@@ -268,6 +267,16 @@ def _encoding(d: _Doc, enc, path, expect) -> Encoding:
             d.err(path + ["entries", k], f"thread {t}, i {i} is given twice")
         table[(t, i)] = (row, col)
     return Encoding(kind, {"entries": table}, span)
+
+
+def load_copy_atom(path: str):
+    """A user's copy atom (`checker compare --cute-copy`): one mapping, written as a data file's
+    cute-copy encoding, validated as one (checker.compare.copyatom.CopyAtom)."""
+    from checker.recording import read_regular
+    from checker.references.copydata import cute_copy
+
+    doc = yamlload.load(path, read_regular(path, yamlload.MAX_BYTES))
+    return cute_copy(_Doc(doc), doc.value, [], "equal")["atom"]
 
 
 def load_all(paths=None) -> list:

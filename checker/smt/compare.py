@@ -83,6 +83,8 @@ def candidate_terms(form: tuple, t, i) -> tuple:
         r, c = _ext(at.row, width), _ext(at.col, width)
         r, c = (c, r) if transposed else (r, c)
         return conj([_below(t, threads), _below(i, elements)]), r, c
+    if kind == "cute-copy":
+        return _copy_atom(form, t, i)
     if kind == "table":
         _, entries, _threads, _elements = form
         key = f"(bvor (bvshl {t} {bv(16, W)}) {i})"
@@ -93,6 +95,33 @@ def candidate_terms(form: tuple, t, i) -> tuple:
         c = _tree(key, items, lambda v: v[1])
         return f"(distinct {r} {bv(-1, W)})", r, c
     raise ValueError(f"unknown candidate form {kind!r}")  # pragma: no cover
+
+
+def _copy_atom(form: tuple, t, i) -> tuple:
+    """A CuTe copy atom (checker.compare.copyatom): the bit of the tile its registers give element i,
+    held when the element's bits are consecutive, aligned, inside the tile and in a row some thread
+    addresses; the row renumbered to the first thread whose memory row it is."""
+    _, thread, value, bits, tile_rows, shuffle, memory, threads, elements = form
+    e = str(i)
+    for k in reversed(range(len(shuffle))):
+        e = f"(ite (= {i} {bv(k, W)}) {bv(shuffle[k], W)} {e})"
+    first = f"(bvmul {e} {bv(bits, W)})"
+    at_t = _strided(t, thread)
+    b = f"(bvadd {at_t} {_strided(first, value)})"
+    held = [_below(t, threads), _below(i, elements), f"(= (bvurem {b} {bv(bits, W)}) {bv(0, W)})",
+            _below(b, tile_rows * 128)]
+    held += [f"(= (bvadd {at_t} {_strided(f'(bvadd {first} {bv(k, W)})', value)}) (bvadd {b} {bv(k, W)}))"
+             for k in range(1, bits)]
+    row = f"(bvudiv {b} {bv(128, W)})"
+    col = f"(bvudiv (bvurem {b} {bv(128, W)}) {bv(bits, W)})"
+    if memory is not None:
+        modes, addressers = memory
+        by = bv(-1, W)
+        for u in reversed(range(addressers)):
+            by = f"(ite (= (bvudiv {_strided(bv(u, W), modes)} {bv(128, W)}) {row}) {bv(u, W)} {by})"
+        row = by
+        held.append(f"(distinct {row} {bv(-1, W)})")
+    return conj(held), row, col
 
 
 def differ(name: str, reading, lanes: tuple, n: int, form: tuple, box: tuple, expect=None,

@@ -147,3 +147,17 @@ def test_errata_name_the_encodings_that_agree(run):
     assert e["encodings"]["reading"] == ["CuTe `SM80_16x8x256_S32U1U1S32_TN_XORPOPC.ALayout`"]
     assert e["encodings"]["printed"] == []
     assert e["encodings"]["neither"] == ["CuTe `SM80_16x8x256_S32U1U1S32_TN_XORPOPC.ALayout` (historical)"]
+
+
+def test_mlir_ldmatrix_lowering_is_proved_against_the_readings(verdicts, run, tmp_path):
+    """MLIR's ldmatrix addresses composed with its operand layout (mlir-nvgpu_ldmatrix.yaml) equal
+    the ldmatrix readings; the same formulas against the other form (.trans for none) differ."""
+    mine = [v for v in verdicts if v.reference.file.endswith("mlir-nvgpu_ldmatrix.yaml")]
+    assert len(mine) == 3 and all(v.verdict == "equal" for v in mine)
+    assert {v.reference.fragment_id for v in mine} == {"r.x4", "r.x2", "r.x2.trans"}
+    data = tmp_path / "mlir.yaml"
+    with open(os.path.join(ROOT, "checker", "references", "data", "mlir-nvgpu_ldmatrix.yaml"), encoding="utf-8") as fh:
+        data.write_text(fh.read().replace("id: r.x2.trans}", "id: r.x2}"))
+    r = run("conformance", SPECS, "--references", str(data))
+    assert r.code == 1 and "transpose (current) vs ldmatrix.m8n8 r.x2: differs" in r.out
+    assert "the first: thread 0 e1: the spec puts it at r[0][1], the candidate gives r[1][0]" in r.out

@@ -1,7 +1,9 @@
 """ldmatrix, stmatrix, movmatrix: the readings of Figures 104-110 against every published encoding
-transcribed in checker/references/data (a small evaluation here, independent of the checker's
-formula engine: CuTe layouts and Triton bases are evaluated from their text), the document's
-sentences they rest on, the table contract, and the composition theorems with both engines."""
+transcribed in checker/references/data (the checker's verdict, `checker conformance`: z3 and the
+enumeration; and a small evaluation here, written apart from the checker -- its own CuTe text
+reader, its own reading of the byte shuffle -- that cross-checks the checker's evaluation of each
+encoding point for point), the document's sentences they rest on, the table contract, and the
+composition theorems with both engines."""
 import glob
 import json
 import os
@@ -120,13 +122,15 @@ def triton_cells(enc: dict, n: int) -> dict:
 
 
 def _entries():
+    """The encodings the readings were read from: CuTe's copy atoms and Triton's tiles. (Encodings
+    checked against the readings afterwards, such as MLIR's ldmatrix formulas, are conformance's.)"""
     out = []
     for path in sorted(glob.glob(os.path.join(DATA, "*.yaml"))):
         name = os.path.basename(path)
         if name != "cute-copy.yaml" and "ldmatrix" not in name:
             continue
         doc = yaml.safe_load(open(path, encoding="utf-8"))
-        out += [(doc["library"], doc, e) for e in doc["entries"]]
+        out += [(doc["library"], doc, e) for e in doc["entries"] if e["encoding"]["kind"] in ("cute-copy", "triton")]
     return out
 
 
@@ -151,17 +155,47 @@ def published(entry, n):
     return cute_copy_cells(enc, n) if enc["kind"] == "cute-copy" else triton_cells(enc, n)
 
 
+@pytest.fixture(scope="module")
+def judged():
+    """The checker's verdict on every ldmatrix-family entry, by (library, name)."""
+    from checker.references import conformance, load
+
+    specs = conformance.Specs(MOVEMENT)
+    return {(r.library, r.name): conformance.judge(r, specs) for r in load.load_all()
+            if r.spec.split(".")[0] in ("ldmatrix", "stmatrix", "movmatrix")}
+
+
 @pytest.mark.parametrize("library,doc,entry", ENTRIES, ids=[f"{lib}:{e['name']}" for lib, _, e in ENTRIES])
-def test_every_published_encoding_equals_the_reading_or_is_refuted_as_declared(library, doc, entry):
+def test_every_published_encoding_equals_the_reading_or_is_refuted_as_declared(judged, library, doc, entry):
+    """The checker's verdict (z3 and the enumeration, agreeing), and this file's own evaluation
+    agreeing with it."""
     assert re.fullmatch(r"[0-9a-f]{40}", doc["commit"]) and entry["line"] > 0
+    v = judged[(library, entry["name"])]
     frag = entry["fragment"]
     mine = reading_cells(frag["spec"], frag["id"])
     n = max(i for _, i in mine) + 1
     diff = first_difference(mine, published(entry, n))
     if entry.get("expect") == "refuted":
-        assert diff is not None, f"{entry['name']} was declared refuted, but it equals the reading"
+        assert v.verdict == "differs" and diff is not None, f"{entry['name']} was declared refuted: {v.verdict}"
+        d = v.comparison.difference
+        assert (diff[0], diff[1], diff[2]) == ((d.thread, d.i), d.spec, d.candidate)
     else:
+        assert v.verdict == "equal" and v.as_expected, v.reason
         assert diff is None, f"{entry['name']}: at (lane, i) = {diff[0]} the reading gives {diff[1]}, upstream {diff[2]}"
+
+
+@pytest.mark.parametrize("library,doc,entry", ENTRIES, ids=[f"{lib}:{e['name']}" for lib, _, e in ENTRIES])
+def test_this_evaluation_and_the_checkers_agree_at_every_point(judged, library, doc, entry):
+    """The checker's candidate (checker.compare.copyatom / candidates.Bases, which both engines read)
+    and this file's evaluation give the same cell at every (lane, i) of the atom's own domain."""
+    from checker.references import conformance
+
+    v = judged[(library, entry["name"])]
+    cand = conformance.candidate(v.reference.encoding, None) if entry["encoding"]["kind"] == "triton" \
+        else v.reference.encoding.fields["atom"]
+    points = [(t, i) for t in range(cand.threads) for i in range(cand.elements)]
+    mine = published(entry, cand.elements)
+    assert dict(zip(points, cand.cells(points))) == {p: mine[p] for p in points}
 
 
 def test_the_cute_movmatrix_atom_encodes_no_transpose():

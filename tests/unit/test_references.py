@@ -133,15 +133,19 @@ def test_docs_list_every_entry_with_its_pin():
         assert r.commit in doc or r.commit[:12] in doc
 
 
-def test_kinds_checked_elsewhere_load_and_are_listed_not_modelled(tmp_path, run):
-    """The ldmatrix copy atoms (kind cute-copy) are evaluated by their own tests: loaded, never dropped."""
+def test_every_kind_is_judged_none_is_left_unmodelled(tmp_path, run):
+    """A copy atom (kind cute-copy) is compared like any other encoding: CuTe's movmatrix atom, whose
+    DstLayout is its SrcLayout, is refuted against movmatrix's d, as its entry expects."""
     path = tmp_path / "x.yaml"
     path.write_text(GOOD.replace("""      kind: cute
       layout: "((4,8),(2,2,2)):((32,1),(16,8,128))"
       tile: [16, 16]""", """      kind: cute-copy
       registers: "(32,32):(32,1)"
-      tile: [8, 128]""").replace("    status: current", "    status: current\n    expect: refuted"))
+      tile: [8, 128]
+      element_bits: 16""").replace("{spec: m16n8k16, id: A.f16}", "{spec: movmatrix.m8n8, id: d}")
+                    .replace("    status: current", "    status: current\n    expect: refuted"))
     ref = load.load_file(str(path))[0]
     assert ref.encoding.kind == "cute-copy" and ref.expect == "differs"
     r = run("conformance", SPECS, "--references", str(path))
-    assert r.code == 0 and "not modelled: conformance does not evaluate encoding kind cute-copy" in r.out
+    assert r.code == 0 and "movmatrix.m8n8 d: differs at 56 of 64 points; the first: thread 0 d1" in r.out
+    assert "0 not modelled" in r.out
