@@ -1,6 +1,5 @@
 """Loading one spec for a proof: the spec, or the result that says why it could not be loaded.
-Shared by the prover, the process that launches it (checker/launch.py) and the `same_as`
-theorems; it imports no prover (launch.py runs before z3 and lark are imported)."""
+Shared by the prover and the `same_as` theorems; it imports no prover."""
 from __future__ import annotations
 
 from checker.errors import SpecError
