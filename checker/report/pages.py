@@ -79,8 +79,9 @@ def _summary(report, timings, spec_pages) -> Page:
             for v, p in zip(report.specs, spec_pages)], "lllrrrrr"),
         Heading(2, "Errata found in the document", "errata-found-in-the-document"),
         Para(f"All {len(found)} errata the checker confirms ({sum(e.kind == 'contradiction' for e in found)} "
-             f"contradictions, {sum(e.kind == 'judgment' for e in found)} judgments; `errata.md` gives each with its "
-             "evidence). Each is kept in the spec as printed, with the reading the checker proves and why; the "
+             f"contradictions, {sum(e.kind == 'judgment' for e in found)} judgments; [errata.md](errata.md) gives each "
+             "with its evidence, and which published layouts agree with each reading; [conformance.md](conformance.md) "
+             "checks every published layout, CuTe, Triton and MLIR, against the specs). Each is kept in the spec as printed, with the reading the checker proves and why; the "
              "checker proves every time that the printed text fails exactly what the spec says it breaks. (The "
              "count above counts an erratum once per property it breaks.)"),
         Table(["spec", "subject", "printed", "reading", "breaks", "kind", "where"], [
@@ -178,7 +179,10 @@ def _spec_page(v, timings, figs) -> Page:
             Para(f"Relations stated in {src}, each proved with z3 and checked point by point in Python."),
             _theorem_table(v.theorems, timings)])
     spec = v.spec
-    blocks = [Para(f"`mma.{spec.shape}`: M = {spec.m}, N = {spec.n}, K = {spec.k}. Transcribed in {src}."),
+    head = (f"`mma.{spec.shape}`: M = {spec.m}, N = {spec.n}, K = {spec.k}. Transcribed in {src}." if spec.k is not None else
+            f"`{spec.shape}`: {spec.m}x{spec.n} matrices; the document gives its layouts in words and figures only: the "
+            f"formulas below are readings of the figures, each proved equal to the published encodings it names. From {src}.")
+    blocks = [Para(head),
               Table(["section", "title", "seed"], [[s.section, s.title, f"`{s.seed}`"] for s in spec.sections])]
     words = [(what, e) for s in spec.sections for what, e in
              [("title", e) for e in s.errata] + [("“same as” sentence", e) for x in s.same_as for e in x.errata]]
@@ -235,7 +239,11 @@ def _fragment_blocks(name, fv, timings, figs) -> list:
                    + (f" Caption: “{f.caption}”" if f.caption else "")),
               _rows_table(f)]
     line = f.formula.span(0).line
-    if fv.document == fv.reading:
+    if f.reading_only:  # ldmatrix & co.: no formula in the document
+        blocks.append(Code(fv.reading, f"Reading of {', '.join(f.figures)} (`{f.span.file}:{line}`), not the document's text; "
+                                       f"read from {', '.join(f.read_from) or 'no published encoding'}"
+                                       + (f"; {f.basis}" if f.basis else "")))
+    elif fv.document == fv.reading:
         blocks.append(Code(fv.document, f"Formula as printed (`{f.span.file}:{line}`); no erratum: this is what is proved"))
     else:
         blocks.append(Pair(Code(fv.document, f"As printed in the document (`{f.span.file}:{line}`)"),

@@ -10,7 +10,7 @@ from importlib import resources
 from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
 from checker.families import FAMILIES
-from checker.spec import model, text, yamlload
+from checker.spec import layouts, model, text, yamlload
 
 SCHEMA_ID = "ptx-fragment-checker/1"
 MAX_DIM = 1024
@@ -169,8 +169,13 @@ class _Meaning:
             for key, out in (("fragments", frags), ("figures_only", drawn)):
                 for fi, fr in enumerate(sec.get(key, [])):
                     fpath = self.unique(seen, base + [key, fi], fr["id"])
+                    if family.moves:
+                        raise SpecError(self.span(fpath, key=True), f"a {family.name} spec gives layouts:, not {key}:")
                     out.extend(self.fragment(fr, fpath, sec["section"], comps, values, sec_family, bound)
                                for bound, values in instances)
+            for fi, fr in enumerate(sec.get("layouts", [])):  # ldmatrix & co.: readings of figures
+                frags.append(layouts.fragment(self, fr, self.unique(seen, base + ["layouts", fi], fr["id"]),
+                                              sec["section"], family.name))
             same = tuple(model.SameAs(tuple(x["operands"]), x["printed"], tuple(x["fragments"]),
                                       self.span(base + ["same_as", xi]),
                                       tuple(self.erratum(e, base + ["same_as", xi, "errata", k], "same_as", where="same_as")
@@ -182,9 +187,11 @@ class _Meaning:
             sections.append(model.Section(sec["section"], sec["title"], sec["seed"], comps, tuple(frags), same,
                                           tuple(drawn), title_errata, self.span(base + ["title"]),
                                           tuple(sec.get("versions", ())),
-                                          tuple(model.Difference(**d) for d in sec.get("differences", ()))))
-        return model.Spec(self.doc.path, shape, dims["m"], dims["n"], dims["k"], tuple(sections), family.name,
-                          (params,) if params else ())
+                                          tuple(model.Difference(**d) for d in sec.get("differences", ())),
+                                          tuple(sec.get("stated", ()))))
+        found = {f.id: f for s in sections for f in s.fragments}
+        return model.Spec(self.doc.path, shape, dims["m"], dims["n"], dims.get("k"), tuple(sections), family.name,
+                          (params,) if params else (), layouts.compositions(self, v, found))
 
     def parameters(self, v, family, shape) -> tuple:
         """(name, values) of the shape's parameter, or (): `N` in m64nNk16, N = from..to by step."""

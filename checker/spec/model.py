@@ -8,7 +8,8 @@ from checker.families import FAMILIES, WARP, Threads
 from checker.spec.text import SourceText
 
 TYPE_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s32": 32, "u8": 8, "s8": 8,
-             "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8, "e2m1": 4, "u4": 4, "s4": 4, "b1": 1}
+             "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8, "e2m1": 4, "u4": 4, "s4": 4, "b1": 1,
+             "b16": 16, "b8": 8}
 KIND_BITS = {"f16x2": 32, "b32": 32, "f32": 32, "s32": 32, "f64": 64, "b64": 64}
 
 
@@ -101,6 +102,17 @@ class Fragment:
     family: str = "mma"
     threads: Threads = WARP  # who holds it: a warp's lanes, a warpgroup's threads
     params: tuple = ()  # (name, value) of a parametric shape's instance: (("N", 64),)
+    # ldmatrix / stmatrix / movmatrix (a `layouts:` entry): `formula` is then a reading of the
+    # figure, not the document's text, and these say what it is and where it was read from
+    matrices: int = 1  # .num: matrices stacked in the tile
+    forms: tuple = ()  # the PTX instructions it is
+    read_from: tuple = ()  # "CuTe SM75_U32x1_LDSM_N": entries of checker/references/data
+    basis: str | None = None  # what else the reading rests on, in words
+
+    @property
+    def reading_only(self) -> bool:
+        """The formula is a reading of a figure (with provenance), not the document's text."""
+        return bool(self.forms)
 
     @property
     def letter(self) -> str:
@@ -147,6 +159,7 @@ class Section:
     title_span: SourceSpan | None = None
     versions: tuple = ()  # the document versions its text was checked against
     differences: tuple = ()  # Difference: where another version prints a row otherwise
+    stated: tuple = ()  # the document's sentences a section's readings rest on, verbatim
 
 
 @dataclass(frozen=True)
@@ -173,6 +186,7 @@ class Spec:
     sections: tuple
     family: str = "mma"
     parameters: tuple = ()  # (name, values): ("N", (8, 16, ..., 256))
+    compositions: tuple = ()  # checker.spec.layouts.Composition: ldmatrix & co. placed on mma fragments
 
     def fragments(self) -> tuple:
         return tuple(f for s in self.sections for f in s.fragments)
