@@ -122,8 +122,9 @@ def _message(err) -> str:
     return f"fails '{v}' ({json.dumps(value)[:80]}); found {found[:40]}"
 
 
-def load_spec(path: str) -> model.Spec:
-    doc = yamlload.load(path)
+def load_spec(path: str, data: bytes | None = None) -> model.Spec:
+    """The spec of the file at `path` (its bytes `data`, where the caller has read them)."""
+    doc = yamlload.load(path, data)
     check_structure(doc)
     return _Meaning(doc).spec()
 

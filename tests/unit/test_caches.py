@@ -313,3 +313,22 @@ def test_a_planted_temporary_file_is_not_written_through(tmp_path):
     os.symlink(victim, folder / f".prove-{k}.{os.getpid()}.tmp")
     cache.store(str(folder), k, [Result("s", "f", "covers", PROVED)], [])
     assert victim.read_text() == "keep"
+
+
+def test_a_spec_read_twice_is_loaded_once_and_a_changed_one_again(tmp_path):
+    """checker/loading.py keys what it loaded by the bytes read: the same bytes give the same Spec
+    (a proof's neighbours are read in several places), other bytes a new one, and every read is
+    recorded for the result cache whether or not it was loaded again."""
+    from checker import loading
+
+    path = tmp_path / "m8n8k32.yaml"
+    shutil.copy(os.path.join(SPECS, "m8n8k32.yaml"), path)
+    rec = recording.start()
+    first, _ = loading.load(str(path))
+    again, _ = loading.load(str(path))
+    assert again is first
+    path.write_text(path.read_text().replace("id: C.s32", "id: C.s32x"))
+    changed, _ = loading.load(str(path))
+    assert changed is not first and changed.fragment("C.s32x") is not None
+    reads = {r[-1] for r in rec.stop() if r[0] == "read" and r[1] == str(path)}
+    assert len(reads) == 2  # both versions' bytes are recorded
