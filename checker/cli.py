@@ -7,9 +7,7 @@ included); 3 a spec could not be loaded or is malformed.
 from __future__ import annotations
 
 import argparse
-import atexit
 import contextlib
-import gc
 import os
 import sys
 
@@ -96,35 +94,21 @@ def _to_file(run, args, err) -> int:
 
 
 def entry() -> int:
-    # A run allocates millions of small lists and tuples and almost no cycles: with Python's default
-    # threshold (700) the cycle collector ran about 250 times in a seed proof and took a tenth of
-    # its CPU time (measured with gc.callbacks), finding nothing. Refcounting frees the rest; mypy
-    # makes the same choice.
-    gc.set_threshold(200_000, 30, 30)
-    from checker import children, launch
+    """The console script. No process the command forks outlives it (checker/children.py);
+    SIGINT and SIGTERM end it with 130 and 143."""
+    from checker import children
 
-    children.install()  # no process of the command outlives it; SIGINT/SIGTERM exit 130/143
-    launch.prestart(sys.argv[1:])
+    children.install()
     try:
         code = main()
     except KeyboardInterrupt:
         code = 130
     except BrokenPipeError:
         code = 1
-    finally:
-        launch.stop_early()
-    _leave(code)
-    return code  # not reached
-
-
-def _leave(code: int):
-    """Exit without tearing the interpreter down: freeing z3's contexts and every object of a run
-    one at a time costs about 0.15 s, more than proving a seed spec. Output is flushed and exit
-    handlers run first; every file the command wrote was closed inside it."""
     try:
         sys.stdout.flush()
-        sys.stderr.flush()
     except (BrokenPipeError, ValueError):
+        # the reader went away (`checker table ... | head`): say nothing more, as a pipe's writer does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = code or 1
-    atexit._run_exitfuncs()
-    os._exit(code)
+    return code

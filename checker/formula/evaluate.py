@@ -104,20 +104,9 @@ def cells(layout, points: list) -> tuple:
     return first_values(layout.row, env, size), first_values(layout.col, env, size)
 
 
-_TABLES: dict = {}
-_TABLES_MAX = 512
-
-
 def warp_table(layout, n: int) -> tuple:
-    """cells() at every point of the warp, (lane, i) at index lane * n + i: evaluated once per
-    layout in this process, however many theorems and relations ask about it."""
-    key = (id(layout), n)
-    hit = _TABLES.get(key)
-    if hit is None or hit[0] is not layout:
-        if len(_TABLES) >= _TABLES_MAX:
-            _TABLES.clear()  # a mutation campaign makes thousands of layouts: stay bounded
-        hit = _TABLES[key] = (layout, cells(layout, [(lane, i) for lane in range(32) for i in range(n)]))
-    return hit[1]
+    """cells() at every point of the warp, (lane, i) at index lane * n + i."""
+    return cells(layout, [(lane, i) for lane in range(32) for i in range(n)])
 
 
 def warp_cells(layout, n: int, lanes: list, elems: list) -> tuple:

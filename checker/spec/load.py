@@ -21,28 +21,25 @@ def schema(name: str = "spec.schema.json", package: str = "checker.spec") -> dic
 
 
 @functools.lru_cache(maxsize=None)
-def _gate(name: str):
-    """jsonschema-rs decides whether a file is valid: the common case, and the one a cold proof
-    pays for, costs it a tenth of a millisecond and no import of jsonschema (about 60 ms)."""
-    import jsonschema_rs
-
-    return jsonschema_rs.Draft202012Validator(schema(name))
-
-
-@functools.lru_cache(maxsize=None)
 def validator(name: str = "spec.schema.json", package: str = "checker.spec"):
-    """jsonschema explains an invalid file: its errors say which keyword failed, on which value,
-    under which part of the schema, which is what the located message is made from."""
-    from jsonschema import Draft202012Validator
+    """The JSON Schema 2020-12 validator of one of the checker's schemas. Its errors say which
+    keyword failed, on which value, under which part of the schema: what the located message is
+    made from."""
+    from jsonschema import Draft202012Validator, validators
 
-    return Draft202012Validator(schema(name, package))
+    return validators.extend(Draft202012Validator, {"pattern": _pattern})(schema(name, package))
 
 
-def _valid(value, schema_name: str) -> bool:
-    try:
-        return _gate(schema_name).is_valid(value)
-    except (ValueError, TypeError):  # a value JSON has no type for (a YAML timestamp): let jsonschema say
-        return False
+def _pattern(validator, pattern: str, instance, schema):
+    """`pattern` as JSON Schema means it (ECMA-262), where `$` ends the string. Python's `$` also
+    matches before a final newline, so `"C.s32\n"` would pass `^...$`: the schemas' patterns are
+    anchored, and their final `$` is read as the end of the string."""
+    from jsonschema.exceptions import ValidationError
+
+    if validator.is_type(instance, "string"):
+        anchored = pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith("\\$") else pattern
+        if re.search(anchored, instance) is None:
+            yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 def _path_str(path) -> str:
@@ -55,12 +52,13 @@ def _path_str(path) -> str:
 def check_structure(doc: yamlload.Document, schema_name: str = "spec.schema.json") -> None:
     if not isinstance(doc.value, dict):
         raise SpecError(doc.span(()), f"expected a mapping at the top of the file, found {type(doc.value).__name__}")
-    if _valid(doc.value, schema_name):
+    try:
+        errors = list(validator(schema_name).iter_errors(doc.value))
+    except (ValueError, TypeError):  # a value JSON has no type for (a YAML timestamp)
+        raise SpecError(doc.span(()), "a value has a type JSON does not have") from None
+    if not errors:
         _integers(doc)
         return
-    errors = list(validator(schema_name).iter_errors(doc.value))
-    if not errors:
-        _gate_error(doc, schema_name)
 
     def order(e):
         s = doc.span(tuple(e.absolute_path))
@@ -108,22 +106,6 @@ def _lookup(value, path):
     return value
 
 
-def _gate_error(doc: yamlload.Document, schema_name: str):
-    """jsonschema matches `pattern` with Python's re, where `$` also matches before a final
-    newline; JSON Schema's regexes are ECMA-262's, where it does not. So `"C.s32\n"` passes
-    jsonschema and not jsonschema-rs, which is right, and says where."""
-    try:
-        def at(e):
-            span = doc.span(tuple(e.instance_path))
-            return span.line, span.col
-
-        err = min(_gate(schema_name).iter_errors(doc.value), key=at)
-    except (ValueError, TypeError):
-        raise SpecError(doc.span(()), "a value has a type JSON does not have") from None
-    path = tuple(err.instance_path)
-    raise SpecError(doc.span(path), f"{_path_str(path)}: {err.message[:160]}")
-
-
 def _message(err) -> str:
     """jsonschema's own words, except where they would quote a whole (possibly huge) value."""
     v, value = err.validator, err.validator_value
@@ -140,8 +122,9 @@ def _message(err) -> str:
     return f"fails '{v}' ({json.dumps(value)[:80]}); found {found[:40]}"
 
 
-def load_spec(path: str) -> model.Spec:
-    doc = yamlload.load(path)
+def load_spec(path: str, data: bytes | None = None) -> model.Spec:
+    """The spec of the file at `path` (its bytes `data`, where the caller has read them)."""
+    doc = yamlload.load(path, data)
     check_structure(doc)
     return _Meaning(doc).spec()
 

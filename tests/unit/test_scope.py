@@ -103,14 +103,15 @@ def test_a_spec_with_no_relations_beside_it_is_its_own_scope(tmp_path):
     assert sc.files == [str(tmp_path / "m8n8k4.yaml")] and not sc.widened()
 
 
-def test_the_scope_is_the_same_through_the_overlapped_prover(run, tmp_path):
-    """The relations file's restriction travels to the prover process (pickled) and the cache key."""
-    from checker import launch, prover
+def test_the_scope_is_the_same_in_one_process_and_with_workers(run, tmp_path):
+    """The relations file's restriction reaches the forked workers."""
+    from checker import prover
+    from checker.options import Options
     from checker.scope import widen
 
     sc = widen([os.path.join(SPECS, "m16n8k256.yaml")])
-    one = prover.prove_paths(sc.files, launch.Options(jobs=1))
-    two = launch.overlapped(sc.files, launch.Options(jobs=2))
+    one = prover.prove_paths(sc.files, Options(jobs=1))
+    two = prover.prove_paths(sc.files, Options(jobs=2))
     key = lambda rs: sorted((r.spec, r.fragment or r.subject, r.property, r.verdict) for r in rs)  # noqa: E731
     assert key(one) == key(two)
     rels = {r.subject for r in one if r.property == "relation"}
