@@ -89,8 +89,7 @@ def prove_loaded(paths: list, relation_files: list, loaded: dict, opts: Options)
         out.extend(errors or [])
         for k, _ in enumerate(rels):
             out.extend(done[("relation", path, k)])
-    blame(out)
-    return out
+    return blame(out)
 
 
 class _Readings:
@@ -135,13 +134,12 @@ def prove_relation(path, rel, opts) -> list:
                             holds=rel.statement, fails=fails)
         if r.verdict == REFUTED and not r.declared and r.counterexample:
             # at the formula that gives the differing cell, the relation's line as a note
-            r.location, pieces, replay, r.detail["sides"] = locate(path, rel, r.counterexample, focus_of(path))
-            r.counterexample.update(pieces=pieces, replay=replay, relation_at=str(rel.span))
+            location, pieces, replay, sides = locate(path, rel, r.counterexample, focus_of(path))
+            r = r.but(location=location, detail={"sides": sides},
+                      counterexample={"pieces": pieces, "replay": replay, "relation_at": str(rel.span)})
     except SpecError as exc:
-        r = load_error(path, exc)
-        r.subject = rel.id
-    r.detail["rests_on"] = list(rel.rests_on)
-    return [r]
+        r = load_error(path, exc).but(subject=rel.id)
+    return [r.but(detail={"rests_on": list(rel.rests_on)})]
 
 
 _LOADED: dict = {}
@@ -291,8 +289,7 @@ def check_erratum(spec, fragment, erratum, n, opts) -> list:
         if r.verdict == REFUTED and r.property not in found:
             found[r.property] = r
         elif r.verdict in (UNKNOWN, SPEC_ERROR):
-            r.message = f"as printed (erratum at {erratum.span}): {r.message}"
-            return [r]
+            return [r.but(message=f"as printed (erratum at {erratum.span}): {r.message}")]
     declared = set(erratum.breaks)
     if set(found) != declared:
         extra, missing = sorted(set(found) - declared), sorted(declared - set(found))
@@ -305,10 +302,7 @@ def check_erratum(spec, fragment, erratum, n, opts) -> list:
     out = []
     for prop in sorted(found):
         r = found[prop]
-        r.erratum = True
-        r.detail["erratum"] = {"printed": erratum.printed, "value": erratum.value.text,
-                               "why": erratum.erratum, "at": str(erratum.span)}
-        if r.counterexample is not None:
-            r.counterexample["erratum_at"] = str(erratum.span)
-        out.append(r)
+        out.append(r.but(erratum=True, detail={"erratum": {"printed": erratum.printed, "value": erratum.value.text,
+                                                           "why": erratum.erratum, "at": str(erratum.span)}},
+                         counterexample={"erratum_at": str(erratum.span)} if r.counterexample is not None else None))
     return out

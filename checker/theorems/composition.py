@@ -78,11 +78,10 @@ def prove(spec, readings: dict, opts) -> list:
                 # at the formula that gives the differing cell, as a relation is (the composition's
                 # line a note); relations.blame moves it to the side the run's failures point at
                 where = SimpleNamespace(equation=eq, span=c.span)
-                r.location, pieces, replay, r.detail["sides"] = locate(spec.path, where, r.counterexample)
-                r.counterexample.update(pieces=pieces, replay=replay, relation_at=str(c.span))
+                location, pieces, replay, sides = locate(spec.path, where, r.counterexample)
+                r = r.but(location=location, detail={"sides": sides},
+                          counterexample={"pieces": pieces, "replay": replay, "relation_at": str(c.span)})
         except SpecError as exc:
-            r = load_error(spec.path, exc)
-            r.subject = c.id
-        r.detail["rests_on"] = list(c.rests_on)
-        out.append(r)
+            r = load_error(spec.path, exc).but(subject=c.id)
+        out.append(r.but(detail={"rests_on": list(c.rests_on)}))
     return out

@@ -198,7 +198,7 @@ def _choose(sides: list, failing=None) -> str | None:
     return pool[0][1]
 
 
-def blame(results: list) -> None:
+def blame(results: list) -> list:
     """Where a run's failed relations were located on their left side only for want of a reason
     (both sides' specs given, or neither), each is moved to the side whose fragment fails the most
     relations of the run: with one formula edited, that is the edited one."""
@@ -206,5 +206,5 @@ def blame(results: list) -> None:
 
     failing = [r for r in results if r.property in ("relation", "composition") and r.detail.get("sides")]
     count = Counter(name for r in failing for name, _, _ in r.detail["sides"])
-    for r in failing:
-        r.location = _choose(r.detail["sides"], count) or r.location
+    return [r.but(location=_choose(r.detail["sides"], count) or r.location) if r.property in ("relation", "composition")
+            and r.detail.get("sides") else r for r in results]
