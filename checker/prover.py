@@ -182,12 +182,6 @@ def _heaviest_first(work):
     return sorted(work, key=weight)
 
 
-def domains(fragment):
-    if fragment.computations:
-        return [(c.id, c.lanes) for c in fragment.computations]
-    return [(None, tuple(range(fragment.threads.count)))]
-
-
 def prove_fragment(spec, fragment, opts: Options) -> list:
     t0 = time.perf_counter()
     try:
@@ -220,7 +214,7 @@ def check_reading(spec, reading, opts, erratum=None) -> list:
         return results
     sym = smt_engine.symbolic(reading.layout, reading.width)
     props = engine_properties(reading)
-    doms = domains(f)
+    doms = f.domains()
     together = None
     if len(doms) > 1:
         name = f"{spec.shape}.{f.id}" + (".printed" if reading.reverted else "")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from checker.errors import SpecError
 from checker.families import WARP, Threads
 from checker.formula import ast
-from checker.spec.text import SourceText
+from checker.source import SourceText
 
 RESERVED = {"i", "row", "col"}
 

@@ -11,7 +11,7 @@ from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
 from checker.formula import ast, tables
 from checker.formula.evaluate import values as evaluate_values
-from checker.spec.text import SourceText, plain
+from checker.source import SourceText, plain
 
 MAX_TEXT = 4096
 MAX_DEPTH = 48

@@ -32,10 +32,10 @@ from checker.formula.parser import parse_block
 from checker.mutate.operators import mutants
 from checker.properties import REGISTRY, enumerate as py_engine
 from checker import workers
-from checker.prover import Options, domains
+from checker.options import Options
 from checker.spec.load import load_spec
 from checker.spec.reading import formula_source, materialize, substituted
-from checker.spec.text import plain
+from checker.source import plain
 from checker.theorems.consistency import spec_theorems
 from checker.theorems.equation import Equation, Side, difference
 from checker.files import split_relations
@@ -131,7 +131,7 @@ def _mutant_reading(reading, block, src):
 
 
 def _fragment_verdict(reading, fragment) -> str | None:
-    for _, lanes in domains(fragment):
+    for _, lanes in fragment.domains():
         answers = py_engine.decide_reading(reading, lanes)
         for prop in answers:
             if answers[prop][0] != "proved":

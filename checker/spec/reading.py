@@ -10,7 +10,7 @@ from checker.formula.bounds import Bounds
 from checker.formula.lower import Layout, lower
 from checker.formula.parser import parse_block, parse_elements
 from checker.spec import model
-from checker.spec.text import SourceText
+from checker.source import SourceText
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from checker import recording
 from checker.errors import SpecError
 from checker.formula.parser import parse_expr
 from checker.loading import load, load_error
-from checker.spec import text
+from checker import source
 from checker.results import REFUTED
 from checker.spec.reading import materialize
 from checker.theorems.equation import Equation, Side, check_names, difference
@@ -45,7 +45,7 @@ def _fragment(spec, ref: str, span, readings: dict):
 
 def equation(spec, c, readings: dict) -> Equation:
     def expr(field, default):
-        src = c.src.get(field) or text.plain(default, c.span)
+        src = c.src.get(field) or source.plain(default, c.span)
         return src, parse_expr(src)
 
     lay = readings.get(c.layout)

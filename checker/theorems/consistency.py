@@ -14,7 +14,7 @@ from checker.smt import consistency as smt_consistency
 from checker.errors import SpecError
 from checker.spec.model import KIND_BITS
 from checker.spec.reading import header
-from checker.spec.text import plain
+from checker.source import plain
 from checker.theorems import composition
 from checker.theorems.equation import Equation, Side
 from checker.theorems.run import equation_result

@@ -14,7 +14,7 @@ from checker import recording
 from checker.bounded import shown
 from checker.errors import SpecError
 from checker.formula.parser import parse_expr
-from checker.spec import text
+from checker import source
 from checker.spec.reading import materialize
 from checker.theorems.equation import MAX_POINTS, Equation, Side, check_names
 
@@ -126,7 +126,7 @@ def _side(doc, path, value, resolve) -> Side:
     src, nodes = {}, {}
     for field in ("lane", "element", "row", "col"):
         if field in value:
-            src[field] = text.from_node(doc.nodes[path + (field,)], doc.text, doc.path)
+            src[field] = source.from_node(doc.nodes[path + (field,)], doc.text, doc.path)
             nodes[field] = parse_expr(src[field])
     return Side(value["fragment"], reading, nodes.get("lane"), nodes["element"], nodes.get("row"),
                 nodes.get("col"), src)

@@ -8,7 +8,7 @@ import pytest
 from checker.compare import compare_layout, copyatom, cute
 from checker.errors import CheckerError, SourceSpan, SpecError
 from checker.references import conformance, load
-from checker.spec.text import plain
+from checker.source import plain
 from conftest import SPECS
 
 ATOMS = [r for r in load.load_all() if r.encoding.kind == "cute-copy"]

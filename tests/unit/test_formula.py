@@ -7,7 +7,7 @@ from checker.errors import SourceSpan, SpecError
 from checker.formula import ast, printer
 from checker.formula.evaluate import values
 from checker.formula.parser import parse_block, parse_elements
-from checker.spec.text import plain
+from checker.source import plain
 
 
 def src(text):

@@ -22,7 +22,7 @@ from checker.smt import properties as smt_engine
 from checker.smt import solver
 from checker.spec.load import load_spec
 from checker.spec.reading import materialize
-from checker.spec.text import SourceText
+from checker.source import SourceText
 from checker.theorems import equation as py_equation
 from checker.theorems.relations import load_relations
 from checker.witness import Pair
