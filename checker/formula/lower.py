@@ -82,6 +82,12 @@ def _elem_guard(elem: ast.ElemClause | None):
     return elem.where if elem.where is not None else TRUE
 
 
+def check_type(src: SourceText, known: set, node, want: str) -> None:
+    """That `node` is an integer value (want "int") or a condition ("bool"), naming only `known`
+    names (and %laneid): a located SpecError otherwise."""
+    _Typer(src, known).check(node, want)
+
+
 class _Typer:
     def __init__(self, src: SourceText, known: set):
         self.src = src

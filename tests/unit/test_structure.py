@@ -170,3 +170,30 @@ def test_the_layers_import_one_way(graph, importer, imported):
                       if (m == importer or m.startswith(importer + "."))
                       and (t == imported or t.startswith(imported + ".")))
     assert crossing == []
+
+
+def test_no_module_imports_another_modules_private_names(graph):
+    """`from checker.x import _name` or `x._name` from outside x: a private name is its module's
+    own; what others need is made public there (check_type, expression_widest, ...)."""
+    mods, _ = graph
+    reaching = []
+    for name, path in mods.items():
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+        local = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("checker"):
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        reaching.append((name, f"{node.module}.{alias.name}"))
+                    local[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("checker"):
+                        local[alias.asname or alias.name.split(".")[0]] = alias.name
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                    and isinstance(node.value, ast.Name) and node.value.id in local
+                    and local[node.value.id] in mods and local[node.value.id] != name):
+                reaching.append((name, f"{local[node.value.id]}.{node.attr}"))
+    assert sorted(set(reaching)) == []
