@@ -9,7 +9,6 @@ from conftest import CASES, SPECS
 
 from checker.properties import engine_properties, enumerate as py_engine, get
 from checker.properties.chunk import sparse_ranges
-from checker.prover import domains
 from checker.smt import properties as smt_engine
 from checker.spec.load import load_spec
 from checker.spec.reading import materialize
@@ -36,7 +35,7 @@ CASES_ = list(_readings())
                               f"{':printed' if r.reverted else ''}" for p, f, r in CASES_])
 def test_engines_agree(path, fragment, reading):
     sym = smt_engine.Symbolic(reading.layout, reading.width)
-    for comp, lanes in domains(fragment):
+    for comp, lanes in fragment.domains():
         py = py_engine.decide_reading(reading, lanes)
         hint = py["covers"][1].cell if py["covers"][0] == "refuted" else None
         z3 = smt_engine.prove("t", sym, lanes, reading.n, fragment.rows, fragment.cols, engine_properties(reading),
@@ -52,7 +51,7 @@ def test_both_verdicts_occur():
     """The agreement above is not vacuous: refutations are among the compared cases."""
     verdicts = set()
     for _, fragment, reading in CASES_:
-        for comp, lanes in domains(fragment):
+        for comp, lanes in fragment.domains():
             py = py_engine.decide_reading(reading, lanes)
             verdicts |= {(p, v) for p, (v, _) in py.items()}
     for prop in ("defined", "in-range", "injective", "covers", "chunk"):
