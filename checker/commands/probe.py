@@ -52,9 +52,9 @@ def run(args, out, err) -> int:
         raise UsageError("--seed takes 0..2**62-1")
     if args.compile_only:
         return compile_only(args, out)
-    from checker.commands import probe_movement as movement
+    from checker.commands.probe_movement import on_device, split, synthetic
 
-    mma_paths, moving = movement.split(args.paths)
+    mma_paths, moving = split(args.paths)
     if args.emit_ptx:
         from checker.commands.probe_emit import emit
 
@@ -87,8 +87,8 @@ def run(args, out, err) -> int:
         except (RuntimeError, ValueError) as exc:
             raise CheckerError(f"{v.instruction}: {exc}") from None
     if moving:
-        moved, skip = (movement.synthetic(moving, where, args.arch or "sm_90", args.seed) if device is None
-                       else movement.on_device(moving, where, device, args.seed))
+        moved, skip = (synthetic(moving, where, args.arch or "sm_90", args.seed) if device is None
+                       else on_device(moving, where, device, args.seed))
         written += [(None, p) for p in moved]
         skipped += skip
     seconds = time.perf_counter() - t0

@@ -42,9 +42,9 @@ def compile_only(args, out) -> int:
     with --minimums, checked at the support table's minimum version and target."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from checker.commands import probe_movement as movement
+    from checker.commands.probe_movement import compile_rows, render_compile, split, targets as movement_targets
 
-    mma_paths, moving = movement.split(args.paths)
+    mma_paths, moving = split(args.paths)
     if args.minimums:
         from checker.probe.assemble import ptxas
 
@@ -54,8 +54,8 @@ def compile_only(args, out) -> int:
     from checker.probe.assemble import build, ptxas
 
     targets = archs(args.arch or "sm_80,sm_89,sm_90")
-    wanted = movement.targets(args.arch or "sm_80,sm_89,sm_90")
-    moved = movement.compile_rows(moving, wanted) if moving else []
+    wanted = movement_targets(args.arch or "sm_80,sm_89,sm_90")
+    moved = compile_rows(moving, wanted) if moving else []
     tool, disasm = ptxas(), sass.nvdisasm()
 
     def one(job):
@@ -100,7 +100,7 @@ def compile_only(args, out) -> int:
             shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
             out.write(f"  SASS {ops}: {len(names)} ({shown})\n")
     if moved:
-        movement.render_compile(moved, wanted, out)
+        render_compile(moved, wanted, out)
     if not disasm:
         out.write("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)\n")
     return worst
