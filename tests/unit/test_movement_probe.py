@@ -302,3 +302,20 @@ def test_compile_only_skips_what_a_target_cannot_run(run):
     rows = json.loads(r.out)
     assert [x["result"] for x in rows if x["arch"] == "sm_100a"] == ["assembled"] * 3
     assert [x["result"] for x in rows if x["arch"] == "sm_90"] == ["skipped"] * 3
+
+
+def test_hardware_dumps_that_agree_are_counted_per_form(synthetic, tmp_path):
+    """What the ISA coverage table's hardware column counts; synthetic dumps never count."""
+    from checker.probe.agreement import hardware_agreement
+    from checker.report import isa_movement
+
+    d = movement_dump.read(os.path.join(synthetic[0], "ldmatrix.m8n8.x4.b16" + movement_dump.SUFFIX))
+    header = {k: v for k, v in d.header.items() if k not in ("format", "version")}
+    movement_dump.write(str(tmp_path / ("x4" + movement_dump.SUFFIX)), dict(header, source="hardware",
+                                                                           note="relabelled by a test"), d.arrays)
+    counts, agreeing = hardware_agreement(PATHS, str(tmp_path))
+    assert (counts, agreeing) == ({("movement", "ldmatrix.m8n8.x4.b16"): 1}, 1)
+    assert hardware_agreement(PATHS, synthetic[0]) == ({}, 0)
+    rows = {r.form: r for r in isa_movement.rows([], counts)}
+    assert len(rows) == 28 and rows["ldmatrix.sync.aligned.m8n8.x4.shared.b16"].hardware == 1
+    assert sum(r.hardware for r in rows.values()) == 1
