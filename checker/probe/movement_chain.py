@@ -25,8 +25,6 @@ INSTRUCTION = f"{CHAIN_A} + {CHAIN_B} -> {CHAIN}"
 NAME = "ldmatrix-x4-x2.trans-into-mma.m16n8k16"
 KERNEL = CHAIN_KERNEL
 TARGET = "sm_80"  # mma.m16n8k16 .f16 (the support table); ldmatrix needs sm_75
-ARRAYS_IN = ("image", "addresses_a", "addresses_b", "c_in")
-ARRAYS_OUT = ("d_out", "fragments_out")
 
 
 class Chain:

@@ -185,11 +185,20 @@ def _identifies(form, d, tag, seen: str) -> Result:
                   message=f"{tag}all {32 * form.n} elements where the reading puts them ({len(pairs)} code pairs)")
 
 
+_CHAIN_SHAPES = {"image": ((IMAGE_BYTES,), np.uint8), "addresses_a": ((32,), np.uint32),
+                 "addresses_b": ((32,), np.uint32), "c_in": ((32, 4), np.uint32), "d_out": ((32, 4), np.uint32),
+                 "fragments_out": ((32, 6), np.uint32)}
+
+
 def _chain(chain, d, tag) -> list:
     out = []
-    for name in chain_arrays():
-        if d.arrays.get(name) is None:
-            return [malformed(d, f"the dump has no {name}")]
+    for name, (shape, dtype) in _CHAIN_SHAPES.items():
+        a = d.arrays.get(name)
+        if a is None or a.shape[1:] != shape or a.dtype != dtype:
+            return [malformed(d, f"arrays.{name} must be [warps, {', '.join(map(str, shape))}] {np.dtype(dtype).name}")]
+    why = model.distinct_rows(None, d.arrays["addresses_a"]) or model.distinct_rows(None, d.arrays["addresses_b"])
+    if why:
+        return [malformed(d, why)]
     want = chain.predict(d.arrays)
     for name, prop, frag in (("fragments_out", "predicts-fragments", chain.a.layout), ("d_out", "predicts-D", None)):
         got, pred = d.arrays[name], want[name]
@@ -209,12 +218,6 @@ def _chain(chain, d, tag) -> list:
     return out
 
 
-def chain_arrays() -> tuple:
-    from checker.probe.movement_chain import ARRAYS_IN, ARRAYS_OUT
-
-    return ARRAYS_IN + ARRAYS_OUT
-
-
 def malformed(d, message: str) -> Result:
     return Result(d.path, None, "dump", SPEC_ERROR, location=f"{d.path}:1:1", message=message,
                   detail={"dump": d.path, "source": d.header.get("source")})
@@ -224,12 +227,15 @@ def check_dump(subject, d) -> list:
     """The results of one dump against its form (or the chain)."""
     t0 = time.perf_counter()
     tag = SYNTHETIC_TAG if d.synthetic else ""
-    if subject.family == "chain":
-        out = _chain(subject, d, tag)
-    else:
-        why = fits(subject, d)
-        out = ([malformed(d, why)] if why else
-               [_predicts(subject, d, tag), _identifies(subject, d, tag, "dump" if d.synthetic else "hardware")])
+    try:
+        if subject.family == "chain":
+            out = _chain(subject, d, tag)
+        else:
+            why = fits(subject, d)
+            out = ([malformed(d, why)] if why else
+                   [_predicts(subject, d, tag), _identifies(subject, d, tag, "dump" if d.synthetic else "hardware")])
+    except (ValueError, OverflowError) as exc:  # inputs the model refuses (a NaN C of the chain, ...)
+        out = [malformed(d, f"the model cannot run the dump's inputs under {subject.spec_path}: {exc}")]
     for r in out:
         r.seconds = (time.perf_counter() - t0) / len(out)
         r.detail.update(dump=d.path, source=d.header["source"])

@@ -46,6 +46,9 @@ class Form:
     rows: np.ndarray  # (32, n): tile row of element i of each lane
     cols: np.ndarray
 
+    def __repr__(self) -> str:  # one line: the generated one prints the position arrays
+        return f"Form({self.instruction!r}: layout {self.layout.id} of {self.spec_path})"
+
     @property
     def n(self) -> int:
         return self.rows.shape[1]

@@ -179,11 +179,12 @@ def moved(form, source: np.ndarray) -> np.ndarray:
 
 
 def distinct_rows(form, addresses: np.ndarray) -> str | None:
-    """Why a warp's addresses cannot be read by the model (two tile rows at one slot, or a row
-    crossing the buffer's end), or None."""
+    """Why a warp's addresses cannot be read by the model (one outside the buffer or not 16-byte
+    aligned, or two tile rows at one slot), or None."""
+    rows = form.tile_rows if form is not None else 0
     for w, a in enumerate(np.asarray(addresses, dtype=np.int64)):
-        rows = a[:form.tile_rows]
-        if len(set(rows.tolist())) != len(rows) or (rows % ROW_BYTES).any() or (rows + ROW_BYTES > IMAGE_BYTES).any():
-            return (f"warp {w}: the addresses of lanes 0-{form.tile_rows - 1} must be distinct 16-byte aligned rows "
-                    f"inside the {IMAGE_BYTES}-byte buffer")
+        if (a % ROW_BYTES).any() or (a < 0).any() or (a + ROW_BYTES > IMAGE_BYTES).any():
+            return f"warp {w}: every address must be a 16-byte aligned row inside the {IMAGE_BYTES}-byte buffer"
+        if len(set(a[:rows].tolist())) != rows:
+            return f"warp {w}: the addresses of lanes 0-{rows - 1} must be distinct rows of the buffer"
     return None

@@ -229,7 +229,13 @@ def test_addresses_the_model_cannot_read_are_malformed(synthetic, tmp_path, run)
         a["addresses"][4, 1] = a["addresses"][4, 0]
 
     r = run("crosscheck", *PATHS, "--dumps", _corrupt(synthetic, tmp_path, "stmatrix.m8n8.x4.b16", same))
-    assert r.code == 3 and "warp 4: the addresses of lanes 0-31 must be distinct" in r.out
+    assert r.code == 3 and "warp 4: the addresses of lanes 0-31 must be distinct rows" in r.out
+    r = run("crosscheck", *PATHS, "--dumps", _corrupt(synthetic, tmp_path, "ldmatrix.m8n8.x1.b16",
+                                                      lambda a: a["addresses"].__setitem__((0, 30), 1024)))
+    assert r.code == 3 and "warp 0: every address must be a 16-byte aligned row inside" in r.out
+    r = run("crosscheck", *PATHS, "--dumps", _corrupt(synthetic, tmp_path, "ldmatrix-x4-x2.trans-into-mma.m16n8k16",
+                                                      lambda a: a["addresses_b"].__setitem__((1, 3), 8)))
+    assert r.code == 3 and "warp 1: every address must be" in r.out
 
 
 def test_emit_ptx_writes_inputs_and_what_the_model_predicts(tmp_path, run, subjects):
@@ -319,3 +325,92 @@ def test_hardware_dumps_that_agree_are_counted_per_form(synthetic, tmp_path):
     rows = {r.form: r for r in isa_movement.rows([], counts)}
     assert len(rows) == 28 and rows["ldmatrix.sync.aligned.m8n8.x4.shared.b16"].hardware == 1
     assert sum(r.hardware for r in rows.values()) == 1
+
+
+class _FakeDriver:
+    """The driver calls checker.probe.movement_gpu makes, over host memory; a launch runs the
+    reference model on the kernel's parameters (so this tests the plumbing, not any hardware)."""
+
+    class CUresult:
+        CUDA_SUCCESS = 0
+
+    def __init__(self, subject, probe):
+        self.subject, self.probe, self.mem = subject, probe, {}
+
+    def cuModuleLoadData(self, _):
+        return 0, "module"
+
+    def cuModuleGetFunction(self, module, name):
+        return 0, name
+
+    def cuMemAlloc(self, n):
+        self.mem[len(self.mem) + 1] = bytearray(n)
+        return 0, len(self.mem)
+
+    def cuMemsetD8(self, ptr, value, n):
+        self.mem[ptr][:] = bytes([value]) * n
+        return (0,)
+
+    def cuMemcpyHtoD(self, ptr, address, n):
+        import ctypes
+
+        self.mem[ptr][:] = ctypes.string_at(address, n)
+        return (0,)
+
+    def cuLaunchKernel(self, fn, grid, y, z, block, *rest):
+        from checker.probe.movement_ptx import PARAMS
+        from checker.probe.movement_run import outputs_of
+
+        ptrs = rest[-2][0]
+        names = PARAMS[self.subject.family]
+        assert fn == self.subject.kernel.encode() and grid == self.probe.warps and block == 32 and len(ptrs) == len(names)
+        shapes = {n: (a.shape, a.dtype) for n, a in self.probe.arrays.items()} | outputs_of(self.subject, self.probe)
+        arrays = {n: np.frombuffer(bytes(self.mem[p]), dtype=shapes[n][1]).reshape(shapes[n][0])
+                  for n, p in zip(names, ptrs)}
+        for n, a in model.predict(self.subject, arrays).items():
+            self.mem[ptrs[names.index(n)]][:] = a.tobytes()
+        return (0,)
+
+    def cuStreamSynchronize(self, _):
+        return (0,)
+
+    def cuMemcpyDtoH(self, address, ptr, n):
+        import ctypes
+
+        ctypes.memmove(address, bytes(self.mem[ptr]), n)
+        return (0,)
+
+    def cuMemFree(self, _):
+        return (0,)
+
+    def cuModuleUnload(self, _):
+        return (0,)
+
+
+@pytest.mark.parametrize("instruction", ["stmatrix.sync.aligned.m8n8.x2.trans.shared.b16",
+                                         "ldmatrix.sync.aligned.m8n8.x4.shared.b16"])
+def test_the_device_path_writes_a_hardware_dump(subjects, tmp_path, monkeypatch, instruction):
+    from checker.probe.gpu import Device
+    from checker.probe import movement_run
+    from checker.probe.movement_check import crosscheck
+
+    s = subjects[instruction]
+
+    class FakeDevice:
+        sm, stream, launch_seconds = 90, None, {}
+        _check = Device._check
+
+        def __init__(self):
+            self.cu = _FakeDriver(s, model.build(s, 0))
+
+        def _name(self, err):
+            return str(err)
+
+        def describe(self):
+            return {"name": "fake driver (a test)", "sm": 90}
+
+    monkeypatch.setattr(movement_run, "kernel", lambda subject, target: ({"name": subject.kernel}, None, "ptx"))
+    path = movement_run.record(s, str(tmp_path), "sm_90", 0, FakeDevice())
+    assert movement_dump.read(path).header["source"] == "hardware"
+    results, stats = crosscheck(subjects, [path])
+    assert stats["hardware"] == 1 and [r.verdict for r in results] == ["PROVED", "PROVED"]
