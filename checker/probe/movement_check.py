@@ -61,7 +61,7 @@ def _first_difference(form, name: str, got: np.ndarray, want: np.ndarray, d) -> 
     w, *rest = (int(x) for x in np.argwhere(got != want)[0])
     if name.startswith("image"):
         (byte,) = rest
-        offsets = model._tile_offsets(form, d.arrays["addresses"][w:w + 1])[0]
+        offsets = model.tile_offsets(form, d.arrays["addresses"][w:w + 1])[0]
         hit = np.argwhere((offsets == byte) | ((form.elem_bits == 16) & (offsets + 1 == byte)))
         said = "no element (it keeps what the image held)"
         loc = str(form.layout.span)
@@ -236,10 +236,8 @@ def check_dump(subject, d) -> list:
                    [_predicts(subject, d, tag), _identifies(subject, d, tag, "dump" if d.synthetic else "hardware")])
     except (ValueError, OverflowError) as exc:  # inputs the model refuses (a NaN C of the chain, ...)
         out = [malformed(d, f"the model cannot run the dump's inputs under {subject.spec_path}: {exc}")]
-    for r in out:
-        r.seconds = (time.perf_counter() - t0) / len(out)
-        r.detail.update(dump=d.path, source=d.header["source"])
-    return out
+    seconds = (time.perf_counter() - t0) / len(out)
+    return [r.but(seconds=seconds, detail={"dump": d.path, "source": d.header["source"]}) for r in out]
 
 
 def crosscheck(subjects: dict, paths: list) -> tuple:
