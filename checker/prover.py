@@ -207,7 +207,7 @@ def check_reading(spec, reading, opts, erratum=None) -> list:
     for prop in table_properties(reading):
         t0 = time.perf_counter()
         verdict, found = prop.check(reading)
-        results.append(Result(spec.path, f.id, prop.name, PROVED if verdict == "proved" else REFUTED,
+        results.append(Result(spec.path, f.id, prop.name, PROVED if verdict == PROVED else REFUTED,
                               time.perf_counter() - t0, found.location if found else str(f.span),
                               found.counterexample if found else None, message=found.message if found else ""))
     if reading.layout is None:
@@ -232,7 +232,7 @@ def _smt_domain(spec, reading, comp, lanes, opts, sym, props, known=None) -> lis
     t0 = time.perf_counter()
     py = py_engine.decide_reading(reading, lanes) if opts.cross_check else None
     if py is not None:
-        hint = py["covers"][1].cell if py["covers"][0] == "refuted" else None
+        hint = py["covers"][1].cell if py["covers"][0] == REFUTED else None
     else:
         hint = lambda: _hole_by_enumeration(reading, lanes, f)  # noqa: E731 - only if counting can't decide
     t1 = time.perf_counter()
@@ -242,10 +242,10 @@ def _smt_domain(spec, reading, comp, lanes, opts, sym, props, known=None) -> lis
     out = []
     for prop in props:
         a = answers[prop.name]
-        if py is not None and a.verdict != "unknown" and (a.verdict, a.witness) != py[prop.name]:
+        if py is not None and a.verdict != UNKNOWN and (a.verdict, a.witness) != py[prop.name]:
             raise EngineDisagreement(f"{name} {prop.name}: z3 says {a.verdict} {_shown(a.witness)}, "
                                      f"enumeration says {py[prop.name][0]} {_shown(py[prop.name][1])}")
-        verdict = {"proved": PROVED, "refuted": REFUTED, "unknown": UNKNOWN}[a.verdict]
+        verdict = a.verdict
         found = prop.message(ex, a.witness) if a.witness else None
         msg = found.message if found else ""
         if verdict == UNKNOWN:

@@ -2,8 +2,24 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from enum import Enum
 
-PROVED, REFUTED, UNKNOWN, SPEC_ERROR = "PROVED", "REFUTED", "UNKNOWN", "SPEC_ERROR"
+class Verdict(str, Enum):
+    """What a property, theorem, relation or comparison came to: the one vocabulary of both
+    engines' answers and of results. A str, so that it is its own word in JSON and text."""
+
+    PROVED = "PROVED"
+    REFUTED = "REFUTED"
+    UNKNOWN = "UNKNOWN"  # z3 gave no answer (a resource limit): never a pass
+    SPEC_ERROR = "SPEC_ERROR"  # the input could not be read: nothing was proved
+
+    def __str__(self) -> str:
+        return self.value
+
+    __format__ = str.__format__
+
+
+PROVED, REFUTED, UNKNOWN, SPEC_ERROR = Verdict.PROVED, Verdict.REFUTED, Verdict.UNKNOWN, Verdict.SPEC_ERROR
 EXIT = {PROVED: 0, REFUTED: 1, UNKNOWN: 1, SPEC_ERROR: 3}
 
 
@@ -16,7 +32,7 @@ class Result:
     spec: str
     fragment: str | None
     property: str
-    verdict: str
+    verdict: Verdict
     seconds: float = 0.0
     location: str | None = None
     counterexample: dict | None = None

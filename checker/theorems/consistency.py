@@ -132,8 +132,8 @@ def _needs_py(operand, held, acc, groups, k_dim):
             for k in range(k_dim):
                 want = (row, k) if operand == "A" else (k, col)
                 if want not in have[lane]:
-                    return "refuted", {"lane": lane, "i": i, "k": k, "cell": list(want)}
-    return "proved", None
+                    return REFUTED, {"lane": lane, "i": i, "k": k, "cell": list(want)}
+    return PROVED, None
 
 
 def computations(spec, readings, opts, fragment_results=None) -> list:
@@ -200,15 +200,15 @@ def _computations(spec, held, acc, hr, ar, opts) -> Result:
     ans = smt_consistency.needs(name, held.operand, hr.layout, hr.width, hr.n, ar.layout, ar.width, ar.n,
                                 groups, spec.k, opts.dump_smt, expect=py)
     what = "row" if held.operand == "A" else "column"
-    if py is not None and ans.verdict != "unknown":
+    if py is not None and ans.verdict != UNKNOWN:
         if py != (ans.verdict, ans.witness):
             return Result(spec.path, None, "computations", UNKNOWN, ans.seconds, str(held.span), subject=subject,
                           message=f"the z3 and plain-Python engines disagree, so neither is trusted: z3 "
                                   f"{ans.verdict} {ans.witness}, enumeration {py[0]} {py[1]}")
-    if ans.verdict == "unknown":
+    if ans.verdict == UNKNOWN:
         return Result(spec.path, None, "computations", UNKNOWN, ans.seconds, str(held.span), subject=subject,
                       message=f"z3 could not decide: {ans.reason}")
-    if ans.verdict == "refuted":
+    if ans.verdict == REFUTED:
         w = ans.witness
         comp = next(c for c in held.computations if w["lane"] in c.lanes)
         msg = (f"computation {comp.id}: lane {w['lane']} {ar.fragment.letter}{w['i']} needs "

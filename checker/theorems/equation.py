@@ -18,6 +18,7 @@ from checker.errors import SourceSpan, SpecError
 from checker.formula.bounds import expression_widest
 from checker.formula.evaluate import values, warp_cells
 from checker.formula.lower import check_type
+from checker.results import PROVED, REFUTED
 
 MAX_POINTS = 1 << 16
 
@@ -116,8 +117,8 @@ def evaluate(eq: Equation):
     right = _side_values(eq, eq.right, env, len(pts))
     for k, p in enumerate(pts):
         if (left[2][k], left[3][k]) != (right[2][k], right[3][k]):
-            return "refuted", witness(eq, p, [x[k] for x in left], [x[k] for x in right])
-    return "proved", None
+            return REFUTED, witness(eq, p, [x[k] for x in left], [x[k] for x in right])
+    return PROVED, None
 
 
 def witness(eq: Equation, point, left, right) -> dict:

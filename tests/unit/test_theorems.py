@@ -16,6 +16,7 @@ from checker.theorems.consistency import spec_theorems
 from checker.smt import equation as smt_equation
 from checker.theorems import equation as py_equation
 from checker.theorems.relations import load_relations
+from checker.results import PROVED, REFUTED, UNKNOWN  # noqa: F401 - the engines' verdicts
 
 RELATIONS = os.path.join(SPECS, "relations.yaml")
 THEOREMS = ("dimensions", "computations", "shared-layout", "packing", "relation", "same-as", "words",
@@ -69,7 +70,7 @@ def test_engines_agree_on_every_relation(rel):
     eq = rel.equation
     z3_answer = smt_equation.prove(eq, py_equation.width(eq))
     assert (z3_answer.verdict, z3_answer.witness) == py_equation.evaluate(eq)
-    assert z3_answer.verdict == ("proved" if rel.expect == "holds" else "refuted")
+    assert z3_answer.verdict == (PROVED if rel.expect == "holds" else REFUTED)
 
 
 def _relations_dir(tmp_path, relations):
@@ -215,6 +216,6 @@ def test_engine_disagreement_is_unknown_never_proved(monkeypatch, tmp_path):
     from checker.theorems import run as theorem_run
 
     rel = load_relations(RELATIONS)[0]
-    monkeypatch.setattr(theorem_run.py_equation, "evaluate", lambda eq: ("refuted", {"point": {}}))
+    monkeypatch.setattr(theorem_run.py_equation, "evaluate", lambda eq: (REFUTED, {"point": {}}))
     r = theorem_run.equation_result(rel.equation, Options(), RELATIONS, "relation", rel.id, "x")
     assert r.verdict == "UNKNOWN" and "disagree" in r.message
