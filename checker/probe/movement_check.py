@@ -61,7 +61,7 @@ def _first_difference(form, name: str, got: np.ndarray, want: np.ndarray, d) -> 
     w, *rest = (int(x) for x in np.argwhere(got != want)[0])
     if name.startswith("image"):
         (byte,) = rest
-        offsets = model._tile_offsets(form, d.arrays["addresses"][w:w + 1])[0]
+        offsets = model.tile_offsets(form, d.arrays["addresses"][w:w + 1])[0]
         hit = np.argwhere((offsets == byte) | ((form.elem_bits == 16) & (offsets + 1 == byte)))
         said = "no element (it keeps what the image held)"
         loc = str(form.layout.span)

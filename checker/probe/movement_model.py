@@ -132,7 +132,7 @@ def build(form, seed: int) -> Probe:
     return Probe(blocks, arrays)
 
 
-def _tile_offsets(form, addresses: np.ndarray) -> np.ndarray:
+def tile_offsets(form, addresses: np.ndarray) -> np.ndarray:
     """(warps, 32, n) byte offsets in the image of every (lane, i) cell, by the spec's reading."""
     row_start = addresses.astype(np.int64)[:, form.rows]  # lane r gives row r
     return row_start + form.cols[None] * (form.elem_bits // 8)
@@ -151,11 +151,11 @@ def predict(form, arrays: dict) -> dict:
     if not form.predictable:
         raise ValueError(form.unpredictable)
     if form.family == "ldmatrix":
-        offsets = _tile_offsets(form, arrays["addresses"])
+        offsets = tile_offsets(form, arrays["addresses"])
         return {"registers_out": _pack(form, _read(arrays["image"], offsets, form.elem_bits))}
     if form.family == "stmatrix":
         out = np.array(arrays["image"], dtype=np.uint8, copy=True)
-        offsets = _tile_offsets(form, arrays["addresses"])
+        offsets = tile_offsets(form, arrays["addresses"])
         values = unpack(form, arrays["registers_in"])
         w = np.broadcast_to(np.arange(out.shape[0])[:, None, None], offsets.shape)
         out[w, offsets] = (values & np.uint64(0xFF)).astype(np.uint8)
