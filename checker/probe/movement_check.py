@@ -236,10 +236,8 @@ def check_dump(subject, d) -> list:
                    [_predicts(subject, d, tag), _identifies(subject, d, tag, "dump" if d.synthetic else "hardware")])
     except (ValueError, OverflowError) as exc:  # inputs the model refuses (a NaN C of the chain, ...)
         out = [malformed(d, f"the model cannot run the dump's inputs under {subject.spec_path}: {exc}")]
-    for r in out:
-        r.seconds = (time.perf_counter() - t0) / len(out)
-        r.detail.update(dump=d.path, source=d.header["source"])
-    return out
+    seconds = (time.perf_counter() - t0) / len(out)
+    return [r.but(seconds=seconds, detail={"dump": d.path, "source": d.header["source"]}) for r in out]
 
 
 def crosscheck(subjects: dict, paths: list) -> tuple:
