@@ -196,3 +196,71 @@ def test_words_that_place_nothing_are_a_located_error(tmp_path, run):
     with pytest.raises(SpecError, match="are in no stated sentence"):
         load_spec(str(_mutant(tmp_path, '{type: e2m3, words: "resides in the lower 6 bits of the 8-bit container"}',
                               '{type: e2m3, words: "resides in the lower 5 bits of the 8-bit container"}')))
+
+
+# --- the probe's prediction of the ten .b8x16 forms ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def packed_forms():
+    from checker.probe.movement_run import subjects_of
+
+    paths = [os.path.join(SPECS, n) for n in PACKED]
+    subjects = subjects_of([(p, load_spec(p)) for p in paths])
+    return {k: s for k, s in subjects.items() if "b8x16." in k}
+
+
+def test_every_packed_form_is_predicted_from_its_readings(packed_forms):
+    assert len(packed_forms) == 10
+    assert all(f.predictable and f.container.format in f.instruction for f in packed_forms.values())
+
+
+@pytest.mark.parametrize("which", ["ldmatrix.sync.aligned.m8n16.x4.shared.b8x16.b4x16_p64",
+                                   "ldmatrix.sync.aligned.m8n16.x2.shared.b8x16.b6x16_p32",
+                                   "ldmatrix.sync.aligned.m16n16.x2.trans.shared.b8x16.b4x16_p64"])
+def test_the_prediction_is_the_readings_computed_apart(packed_forms, which):
+    """Register byte of (lane, i): the row at lane row's address, its first bytes one little-endian
+    number, value col at bits width*col; in the container at the reading's low bit."""
+    from checker.probe import movement_model as model
+
+    form = packed_forms[which]
+    probe = model.build(form, seed=7)
+    got = model.predict(form, probe.arrays)["registers_out"]
+    ld = form.container
+    image, addresses = probe.arrays["image"], probe.arrays["addresses"]
+    for w in range(probe.warps):
+        for lane in range(32):
+            for i in range(form.n):
+                row, col = int(form.rows[lane, i]), int(form.cols[lane, i])
+                start = int(addresses[w, row])
+                number = int.from_bytes(bytes(image[w, start:start + ld.memory.packed_bytes]), "little")
+                value = (number >> (ld.width * col)) & ((1 << ld.width) - 1)
+                byte = (int(got[w, lane, i // 4]) >> (8 * (i % 4))) & 0xFF
+                assert byte == value << ld.low, (w, lane, i)
+    # padding is POISON in the code warps and random in the others: the prediction never reads it
+    assert (image[0].reshape(-1, 16)[:, ld.memory.packed_bytes:] == model.POISON).all()
+
+
+def test_unsaid_container_bits_are_not_predicted(packed_forms):
+    from checker.probe import movement_model as model
+
+    six = packed_forms["ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b6x16_p32"]
+    four = packed_forms["ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b4x16_p64"]
+    assert (model.defined_bits(six) == 0x3F3F3F3F).all()
+    assert model.defined_bits(four) is None  # the reading says the upper four bits are zero
+
+
+def test_hardware_placing_e2m1_where_mma_reads_it_would_refute_the_reading(packed_forms, tmp_path, run):
+    """A dump whose every container holds its value two bits up (what mma reads, not what CuTe
+    says ldmatrix leaves) disagrees, at the first warp and lane."""
+    from checker.probe import movement_dump
+    from checker.probe.movement_run import record
+
+    form = packed_forms["ldmatrix.sync.aligned.m8n16.x4.shared.b8x16.b4x16_p64"]
+    path = record(form, str(tmp_path), form.minimum_target(), 0)
+    d = movement_dump.read(path)
+    d.arrays["registers_out"] = d.arrays["registers_out"] << 2
+    movement_dump.write(path, {k: v for k, v in d.header.items() if k not in ("format", "version")}, d.arrays)
+    r = run("crosscheck", os.path.join(SPECS, "ldmatrix.m8n16.yaml"), "--dumps", path)
+    assert r.code == 1 and "DISAGREES ldmatrix.m8n16.x4.b8x16.b4x16_p64" in r.out
+    first = re.search(r"warp (\d+), lane (\d+), register (\d+): dump ([0-9a-f]{8}), spec predicts ([0-9a-f]{8})", r.out)
+    assert first and int(first.group(4), 16) == int(first.group(5), 16) << 2 & 0xFFFFFFFF != 0
