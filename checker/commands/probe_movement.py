@@ -143,7 +143,8 @@ Written by `checker probe --emit-ptx`. `manifest-movement.json` lists each kerne
 Inputs are `<kernel>.<array>.bin` (raw little-endian, dtype and shape in the manifest): copy each
 to the device as is. Fill each output with 0xFF bytes before the launch, copy it back after, and
 compare it byte for byte with `<kernel>.<array>.expected.bin`, what the specs' readings predict
-(the .b6x16_p32 / .b4x16_p64 forms have none: {unpacked}).
+(a .b6x16_p32 / .b4x16_p64 form whose spec gives no container reading has none: {unpacked}; where
+one leaves a container's upper bits unsaid, compare only each container's value bits).
 """
 
 

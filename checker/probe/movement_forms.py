@@ -5,9 +5,11 @@ support rows of checker/catalogue.py).
 
 The `.b8x16.b6x16_p32` and `.b8x16.b4x16_p64` forms load 6-bit and 4-bit data packed in memory
 ("16 unsigned 6-bit elements with 32 bits padding") into 8-bit containers; how the 16 elements
-are packed in a row's 16 bytes is in the document's "Optional Decompression" section, which this
-project has not transcribed. Their kernels are built and assembled, but no output is predicted:
-`predictable` is False and `unpredictable` says why.
+are packed in a row's 16 bytes, and where each lands in its container, is in the document's
+"Optional Decompression" section, which this project has not transcribed. Where the spec's
+`containers:` give a reading of both (checker/spec/containers.py: the container's bits from
+published code, the row's packing with its standing), the output is predicted from them (a dump
+settles the readings); elsewhere `predictable` is False and `unpredictable` says why.
 """
 from __future__ import annotations
 
@@ -29,7 +31,8 @@ PTX_VERSION = "8.7"  # the mma probe's; raised where the form or the target need
 TARGET_PTX = {103: "8.8", 110: "9.0", 121: "8.8"}
 FAMILY_PTX = "8.8"
 UNPACKED = ("Optional Decompression", "the packing of 6-bit and 4-bit source data in memory (the document's "
-            "Optional Decompression section) is not transcribed, so no output is predicted")
+            "Optional Decompression section) is not transcribed and the spec's containers: give no reading "
+            "of it, so no output is predicted")
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ class Form:
     count: int  # 32-bit registers per lane
     rows: np.ndarray  # (32, n): tile row of element i of each lane
     cols: np.ndarray
+    container: object = None  # .b8x16 forms: the spec's reading (checker.spec.containers.Load), or None
 
     def __repr__(self) -> str:  # one line: the generated one prints the position arrays
         return f"Form({self.instruction!r}: layout {self.layout.id} of {self.spec_path})"
@@ -63,8 +67,13 @@ class Form:
         return self.layout.rows
 
     @property
+    def packed(self) -> bool:
+        """A .b8x16.<format> form: 4-bit or 6-bit values in memory, 8-bit containers in registers."""
+        return "b8x16." in self.instruction
+
+    @property
     def predictable(self) -> bool:
-        return "b8x16." not in self.instruction
+        return not self.packed or (self.container is not None and self.container.memory is not None)
 
     @property
     def unpredictable(self) -> str | None:
@@ -119,10 +128,12 @@ def forms_of(path: str, spec) -> list:
             rows, cols = positions(d)
             out.append(Form(path, instr, spec.family, d, a, _row(instr, d), *_bits(d), rows, cols))
         return out
+    loads = spec.containers.loads if spec.containers is not None else {}
     for f in spec.fragments():
         rows, cols = positions(f)
         for instr in f.forms:
-            out.append(Form(path, instr, spec.family, f, None, _row(instr, f), *_bits(f), rows, cols))
+            fmt = instr.rsplit(".", 1)[1] if "b8x16." in instr else None
+            out.append(Form(path, instr, spec.family, f, None, _row(instr, f), *_bits(f), rows, cols, loads.get(fmt)))
     return out
 
 

@@ -9,6 +9,10 @@ What the spec says a form does, for any inputs (a batch of warps):
              input matrix being what a holds, by a's reading
 Lanes past the tile's rows (.x1: lanes 8-31) still get addresses, of rows no lane below them
 names: the document gives them none ("–" in its table), and the model reads none of them.
+  .b8x16     (ldmatrix .b8x16.b4x16_p64 / .b6x16_p32) element col of a row is the col-th 4-/6-bit
+             value packed in the row's first bytes, and lands in its 8-bit container where the
+             spec's `containers:` reading puts it; container bits the reading leaves unsaid are
+             not predicted (defined_bits)
 
 Inputs, in blocks of warps (patterns): codes that name what the hardware moved, and random bits.
   row-code / col-code   (ldmatrix) every element of the image names its row slot / its column
@@ -116,6 +120,12 @@ def build(form, seed: int) -> Probe:
                 addresses[w] = _addresses(rng, pair == 0)
             if w >= 2 * CODE_PAIRS:
                 image[w] = rng.integers(0, 256, IMAGE_BYTES, dtype=np.uint8)
+            elif form.family == "ldmatrix" and form.packed:
+                # a 4-bit value cannot name 32 rows: the codes are cut to the width, inputs of
+                # `predicts` (which checks every bit), not read back by `identifies`
+                values = np.arange(SLOTS)[:, None] if w % 2 == 0 else np.arange(16)[None, :]
+                values = np.broadcast_to(values, (SLOTS, 16)) & ((1 << form.container.width) - 1)
+                image[w] = packed_row(form, values).reshape(-1)
             elif form.family == "ldmatrix":
                 code = ROW_CODE[bits] + slot if w % 2 == 0 else COL_CODE[bits] + col
                 image[w] = _elements_to_bytes(code, bits)
@@ -150,6 +160,8 @@ def predict(form, arrays: dict) -> dict:
     """What the spec says the kernel writes, from what it reads: {name: array}."""
     if not form.predictable:
         raise ValueError(form.unpredictable)
+    if form.family == "ldmatrix" and form.packed:
+        return {"registers_out": _pack(form, packed_read(form, arrays["image"], arrays["addresses"]))}
     if form.family == "ldmatrix":
         offsets = tile_offsets(form, arrays["addresses"])
         return {"registers_out": _pack(form, _read(arrays["image"], offsets, form.elem_bits))}
@@ -163,6 +175,41 @@ def predict(form, arrays: dict) -> dict:
             out[w, offsets + 1] = (values >> np.uint64(8)).astype(np.uint8)
         return {"image_out": out}
     return {"registers_out": _pack(form, moved(form, unpack(form, arrays["registers_in"])))}
+
+
+def packed_read(form, image: np.ndarray, addresses: np.ndarray) -> np.ndarray:
+    """.b8x16 forms: (warps, 32, n) containers. Value c of a row is bits width*c .. width*c +
+    width - 1 of its first bytes read as one little-endian number (the reading's `memory`); it
+    spans at most two bytes, both inside the row's 16."""
+    load = form.container
+    width = load.width
+    bit = form.cols * width  # (32, n)
+    first = addresses.astype(np.int64)[:, form.rows] + bit // 8
+    w = np.arange(image.shape[0])[:, None, None]
+    pair = image[w, first].astype(np.uint64) | image[w, first + 1].astype(np.uint64) << np.uint64(8)
+    value = (pair >> (bit % 8).astype(np.uint64)) & np.uint64((1 << width) - 1)
+    return value << np.uint64(load.low)
+
+
+def defined_bits(form) -> np.ndarray | None:
+    """(32, count) masks of the register bits the model predicts, or None for all of them: a
+    .b8x16 reading that leaves a container's other bits unsaid predicts only the value's."""
+    if not form.packed or form.container is None or form.container.upper == "zero":
+        return None
+    per_byte = ((1 << form.container.width) - 1) << form.container.low
+    return _pack(form, np.full((32, form.n), per_byte, dtype=np.uint64))
+
+
+def packed_row(form, values: np.ndarray) -> np.ndarray:
+    """(..., 16) values of one row each -> (..., ROW_BYTES) bytes: packed little-endian in the
+    reading's first bytes, the padding after them POISON (ldmatrix must not read it)."""
+    load = form.container
+    v = np.asarray(values, dtype=object)
+    out = np.full(v.shape[:-1] + (ROW_BYTES,), POISON, dtype=np.uint8)
+    for idx in np.ndindex(*v.shape[:-1]):
+        number = sum(int(x) << (load.width * c) for c, x in enumerate(v[idx]))
+        out[idx][:load.memory.packed_bytes] = list(number.to_bytes(load.memory.packed_bytes, "little"))
+    return out
 
 
 def moved(form, source: np.ndarray) -> np.ndarray:

@@ -23,7 +23,8 @@ def render_text(results: list, stats: dict) -> str:
         agree += ok
         warps = next((r.detail.get("warps") for r in rs if r.detail.get("warps")), None)
         lines.append(f"{'agrees' if ok else 'DISAGREES':9s} {subject:48s} {source or '-':9s} "
-                     + (f"{warps} warps bit for bit" + (", every element where the reading puts it"
+                     + (f"{warps} warps " + ("in the values' bits" if any(r.detail.get("masked") for r in rs)
+                                             else "bit for bit") + (", every element where the reading puts it"
                                                         if any(r.property == "identifies" for r in rs) else "")
                         if ok else "fails " + ", ".join(r.property for r in rs if r.verdict != PROVED)))
     lines += [f"not predicted: {u}" for u in stats["unpredicted"]]

@@ -104,7 +104,7 @@ def predicted(subject, arrays: dict) -> dict:
 def record(subject, out_dir: str, target: str, seed: int = SEED, device=None) -> str:
     """Write one dump; device None: synthetic (the reference model writes the outputs)."""
     from checker.probe.dump import sha256_file
-    from checker.probe.record import tool
+    from checker.probe.record import tool_info
 
     probe = inputs(subject, seed)
     head, cubin, ptx = kernel(subject, target)
@@ -125,7 +125,7 @@ def record(subject, out_dir: str, target: str, seed: int = SEED, device=None) ->
     header = {"source": source, "note": note, "device": dev, "instruction": subject.instruction,
               "family": subject.family, "spec": spec.replace(os.sep, "/"), "spec_sha256": sha256_file(spec),
               "kernel": head, "seed": seed, "blocks": [{"kind": k, "count": n} for k, n in probe.blocks],
-              "tool": tool()}
+              "tool": tool_info()}
     path = os.path.join(out_dir, dumps.file_name(subject.name))
     dumps.write(path, header, arrays)
     return path

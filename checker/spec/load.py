@@ -11,7 +11,7 @@ from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
 from checker.families import FAMILIES
 from checker import source
-from checker.spec import layouts, model, yamlload
+from checker.spec import containers, layouts, model, yamlload
 
 SCHEMA_ID = "ptx-fragment-checker/1"
 MAX_DIM = 1024
@@ -193,7 +193,8 @@ class _Meaning:
                                           tuple(sec.get("stated", ()))))
         found = {f.id: f for s in sections for f in s.fragments}
         return model.Spec(self.doc.path, shape, dims["m"], dims["n"], dims.get("k"), tuple(sections), family.name,
-                          (params,) if params else (), layouts.compositions(self, v, found))
+                          (params,) if params else (), layouts.compositions(self, v, found),
+                          containers.containers(self, v, family.name))
 
     def parameters(self, v, family, shape) -> tuple:
         """(name, values) of the shape's parameter, or (): `N` in m64nNk16, N = from..to by step."""

@@ -15,7 +15,7 @@ from checker.errors import SpecError
 from checker.spec.model import KIND_BITS
 from checker.spec.reading import header
 from checker.source import plain
-from checker.theorems import composition
+from checker.theorems import composition, containers
 from checker.theorems.equation import Equation, Side
 from checker.theorems.run import equation_result
 
@@ -32,13 +32,14 @@ def contiguous(fragment) -> str:
     return "col"
 
 
-FAMILIES = ("computations", "shared-layout", "packing", "composition")
+FAMILIES = ("computations", "shared-layout", "packing", "composition", "containers")
 # The theorems each instruction family's specs are held to (checker.families): these are about
 # the warp-level mma, its operands A, B, C and its document's words; another family's come with
 # its specs.
 THEOREMS = {"mma": ("dimensions", "same-as", "words", "computations", "shared-layout", "packing"),
             # ldmatrix & co.: their layouts placed on mma fragments (checker/theorems/composition.py)
-            "ldmatrix": ("composition",), "stmatrix": ("composition",), "movmatrix": ("composition",)}
+            # and where ldmatrix .b8x16 and mma .kind::f8f6f4 put 4-/6-bit values (theorems/containers.py)
+            "ldmatrix": ("composition", "containers"), "stmatrix": ("composition",), "movmatrix": ("composition",)}
 
 
 def theorems_of(spec) -> tuple:
@@ -58,6 +59,8 @@ def spec_theorems(spec, readings: dict, opts, families=FAMILIES) -> list:
         out += packing(spec, readings, opts)
     if "composition" in families and spec.compositions:
         out += composition.prove(spec, readings, opts)
+    if "containers" in families and spec.containers is not None:
+        out += containers.prove(spec, opts)
     return out
 
 
