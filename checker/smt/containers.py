@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+from checker.results import PROVED, REFUTED, UNKNOWN
 from checker.smt.solver import Session, Var, bv
 from checker.smt.symbolic import Answer
 from checker.smt.terms import conj
@@ -42,17 +43,17 @@ def prove(name: str, q, dump_dir=None, expect=None) -> Answer:
         shown = [register, shifted]
     variables = values + pads
     hint = None
-    if expect is not None and expect[0] == "refuted":
+    if expect is not None and expect[0] == REFUTED:
         hint = tuple(expect[1]["point"])
     session = Session(f"containers.{name}", dump_dir)
     session.add(conj(domain))
     out = session.minimize("wrong", variables, wrong, values=shown, expect=hint)
     if out.status == "unsat":
-        answer = Answer("proved", queries=["wrong"])
+        answer = Answer(PROVED, queries=["wrong"])
     elif out.status == "sat":
-        answer = Answer("refuted", {"point": [out.model[str(v)] for v in variables],
+        answer = Answer(REFUTED, {"point": [out.model[str(v)] for v in variables],
                                     "shown": [out.model[t] for t in shown]}, queries=["wrong"])
     else:
-        answer = Answer("unknown", reason=out.reason or "z3 answered unknown", queries=["wrong"])
+        answer = Answer(UNKNOWN, reason=out.reason or "z3 answered unknown", queries=["wrong"])
     answer.seconds = time.perf_counter() - t0
     return answer

@@ -80,9 +80,9 @@ def evaluate(q: Question):
         shown = [register, shifted]
     bad = np.flatnonzero(wrong)
     if bad.size == 0:
-        return "proved", None
+        return PROVED, None
     k = int(bad[0])
-    return "refuted", {"point": [int(g[k]) for g in grids], "shown": [int(s[k]) for s in shown]}
+    return REFUTED, {"point": [int(g[k]) for g in grids], "shown": [int(s[k]) for s in shown]}
 
 
 def describe(q: Question, theorem, w: dict) -> str:
@@ -103,7 +103,7 @@ def decide(q: Question, name: str, opts):
     t0 = time.perf_counter()
     py = evaluate(q) if opts.cross_check else None
     answer = smt_containers.prove(name, q, opts.dump_smt, expect=py)
-    if py is not None and answer.verdict != "unknown" and (answer.verdict, answer.witness) != py:
+    if py is not None and answer.verdict != UNKNOWN and (answer.verdict, answer.witness) != py:
         raise Disagreement(f"{name}: the z3 and plain-Python engines disagree, so neither is trusted: "
                            f"z3 says {answer.verdict} {answer.witness}, enumeration says {py[0]} {py[1]}")
     return answer.verdict, answer.witness, time.perf_counter() - t0, answer.reason
@@ -130,9 +130,9 @@ def prove(spec, opts) -> list:
             out.append(load_error(spec.path, exc).but(subject=t.id))
             continue
         where = str(t.span)
-        if verdict == "unknown":
+        if verdict == UNKNOWN:
             r = Result(spec.path, None, PROPERTY, UNKNOWN, seconds, where, subject=t.id, message=f"z3 could not decide {t.id}: {reason}")
-        elif verdict == "proved":
+        elif verdict == PROVED:
             ok = t.expect == "holds"
             r = Result(spec.path, None, PROPERTY, PROVED if ok else REFUTED, seconds, where, subject=t.id,
                        message=t.statement if ok else f"expected to be refuted, but it holds: {t.statement}")

@@ -11,6 +11,7 @@ import pytest
 
 from conftest import ROOT, SPECS
 
+from checker.results import REFUTED
 from checker.errors import SpecError
 from checker.options import Options
 from checker.spec.containers import place
@@ -138,7 +139,7 @@ def test_z3_alone_gives_the_same_verdicts_and_witnesses():
 
 def test_the_engines_disagreeing_is_never_a_verdict(monkeypatch):
     spec = _spec("ldmatrix.m8n16.yaml")
-    monkeypatch.setattr(theorem, "evaluate", lambda q: ("refuted", {"point": [3, 0], "shown": [3, 0]}))
+    monkeypatch.setattr(theorem, "evaluate", lambda q: (REFUTED, {"point": [3, 0], "shown": [3, 0]}))
     got = {r.subject: r for r in theorem.prove(spec, Options())}
     assert got["e3m2/b6x16_p32"].verdict == "UNKNOWN" and "disagree" in got["e3m2/b6x16_p32"].message
 
