@@ -18,7 +18,7 @@ def test_prove_text_lists_errata_and_exits_0(run):
     assert f"replay: checker eval {M256} --fragment A.b1 --lane 0 --i 96 --as-printed 1" in r.out
     assert r.out.rstrip().splitlines()[-1].startswith(
         "17 specs, 88 fragments: 504 proved, 0 refuted, 0 unknown, 0 spec errors; 29 errata confirmed; "
-        "1 relations file; theorems: 219 proved, 8 refuted as declared, 0 failed")
+        "1 relations file; theorems: 225 proved, 10 refuted as declared, 0 failed")
 
 
 def test_prove_json_contract(run):
