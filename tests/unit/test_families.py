@@ -12,7 +12,7 @@ from conftest import CASES
 
 from checker.cli import main
 from checker.errors import SpecError
-from checker.formula.parser import parse_elements
+from checker.formula.elements import parse_elements
 from checker.spec.load import load_spec
 from checker.spec.reading import materialize
 from checker.spec.text import plain
