@@ -108,22 +108,23 @@ _TABLES: dict = {}
 _TABLES_MAX = 512
 
 
-def warp_table(layout, n: int) -> tuple:
-    """cells() at every point of the warp, (lane, i) at index lane * n + i: evaluated once per
-    layout in this process, however many theorems and relations ask about it."""
-    key = (id(layout), n)
+def warp_table(layout, n: int, threads: int = 32) -> tuple:
+    """cells() at every point of the warp (or warpgroup: `threads`), (lane, i) at index
+    lane * n + i: evaluated once per layout in this process, however many theorems and
+    relations ask about it."""
+    key = (id(layout), n, threads)
     hit = _TABLES.get(key)
     if hit is None or hit[0] is not layout:
         if len(_TABLES) >= _TABLES_MAX:
             _TABLES.clear()  # a mutation campaign makes thousands of layouts: stay bounded
-        hit = _TABLES[key] = (layout, cells(layout, [(lane, i) for lane in range(32) for i in range(n)]))
+        hit = _TABLES[key] = (layout, cells(layout, [(lane, i) for lane in range(threads) for i in range(n)]))
     return hit[1]
 
 
-def warp_cells(layout, n: int, lanes: list, elems: list) -> tuple:
-    """cells() at the points (lanes[k], elems[k]), each in 0..31 x 0..n-1, looked up in the
-    warp's table."""
-    rows, cols = warp_table(layout, n)
+def warp_cells(layout, n: int, lanes: list, elems: list, threads: int = 32) -> tuple:
+    """cells() at the points (lanes[k], elems[k]), each in 0..threads-1 x 0..n-1, looked up in
+    the table of all its threads."""
+    rows, cols = warp_table(layout, n, threads)
     idx = [lane * n + i for lane, i in zip(lanes, elems)]
     return [rows[k] for k in idx], [cols[k] for k in idx]
 

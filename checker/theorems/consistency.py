@@ -31,11 +31,12 @@ def contiguous(fragment) -> str:
     return "col"
 
 
-FAMILIES = ("computations", "shared-layout", "packing")
-# The theorems each instruction family's specs are held to (checker.families): these are about
-# the warp-level mma, its operands A, B, C and its document's words; another family's come with
-# its specs.
-THEOREMS = {"mma": ("dimensions", "same-as", "words") + FAMILIES}
+FAMILIES = ("computations", "shared-layout", "packing", "warpgroup")
+# The theorems each instruction family's specs are held to (checker.families): the warp-level mma's
+# are about its operands A, B, C and its document's words; wgmma's about the warpgroup's fragments
+# and the mma.sync fragments they are made of (checker/theorems/warpgroup.py).
+THEOREMS = {"mma": ("dimensions", "same-as", "words", "computations", "shared-layout", "packing"),
+            "wgmma": ("words", "warpgroup")}
 
 
 def theorems_of(spec) -> tuple:
@@ -51,6 +52,10 @@ def spec_theorems(spec, readings: dict, opts, families=FAMILIES) -> list:
         out += shared(spec, readings)
     if "packing" in families:
         out += packing(spec, readings, opts)
+    if "warpgroup" in families:
+        from checker.theorems import warpgroup  # only a wgmma spec's task needs it
+
+        out += warpgroup.theorems(spec, opts)
     return out
 
 
