@@ -18,7 +18,7 @@ from checker.theorems import equation as py_equation
 from checker.theorems.relations import load_relations
 
 RELATIONS = os.path.join(SPECS, "relations.yaml")
-THEOREMS = ("dimensions", "computations", "shared-layout", "packing", "relation", "same-as", "words")
+THEOREMS = ("dimensions", "computations", "shared-layout", "packing", "relation", "same-as", "words", "warpgroup")
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,8 @@ def test_declared_non_relations_are_refuted_with_a_counterexample(seed_results):
     declared = [x for x in seed_results if x["declared"]]
     assert {x["subject"] for x in declared} == {
         "ldmatrix-blocks/m8n8k4/A.f16.row", "ldmatrix-blocks/m8n8k4/A.f16.col", "ldmatrix-blocks/m8n8k4/B.f16.row",
-        "ldmatrix-blocks/m8n8k4/B.f16.col", "accumulators/m8n8k4/f16-vs-f32", "words/m16n8k8/A.tf32-vs-A.f16"}
+        "ldmatrix-blocks/m8n8k4/B.f16.col", "accumulators/m8n8k4/f16-vs-f32", "words/m16n8k8/A.tf32-vs-A.f16",
+        "d-to-a-reuse: D.f32[N=256] to m64nNk8/A.tf32"}
     acc = next(x for x in declared if x["subject"] == "accumulators/m8n8k4/f16-vs-f32")
     # how the two accumulator layouts differ, exactly
     assert "128 of 256 points give different cells" in acc["message"]
