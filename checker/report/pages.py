@@ -75,10 +75,10 @@ def _summary(report, timings, spec_pages) -> Page:
         Para("Each is kept in the spec as printed, with the reading the checker proves and why; the checker "
              "proves every time that the printed text fails exactly what the spec says it breaks."),
         Table(["spec", "fragment", "printed", "reading", "breaks", "where"], [
-            [slug(v.path), f"[{fv.fragment.id}](@{slug(v.path)}#{doc.anchor(fv.fragment.id)})",
+            [slug(v.path), f"[{fv.fragment.id.split('[')[0]}](@{slug(v.path)}#{doc.anchor(fv.fragment.id)})",
              f"`{e.erratum.printed}`", f"`{e.erratum.value.text}`", ", ".join(e.erratum.breaks),
              _loc(e.erratum.span)]
-            for v in report.specs for fv in v.fragments for e in fv.errata]),
+            for v, fv, e in _errata_once(report)]),
         Heading(2, "Slowest results", "slowest-results"),
         Table(["spec", "subject", "property", "time"], [
             [slug(r.spec), r.fragment or r.subject or "", r.property, _ms(t)]
@@ -86,6 +86,19 @@ def _summary(report, timings, spec_pages) -> Page:
                                key=lambda rt: (-rt[1], key(rt[0])))[:8]], "lllr"),
     ]
     return Page("README", TITLE, blocks)
+
+
+def _errata_once(report) -> list:
+    """(spec, fragment, erratum) of every erratum once: a parametric fragment's instances (wgmma D
+    at every N) share one table's errata, named by the first instance."""
+    out, seen = [], set()
+    for v in report.specs:
+        for fv in v.fragments:
+            for e in fv.errata:
+                if str(e.erratum.span) not in seen:
+                    seen.add(str(e.erratum.span))
+                    out.append((v, fv, e))
+    return out
 
 
 def _all(v) -> list:
@@ -154,13 +167,17 @@ def _spec_page(v, timings, figs) -> Page:
             Para(f"Relations stated in {src}, each proved with z3 and checked point by point in Python."),
             _theorem_table(v.theorems, timings)])
     spec = v.spec
-    blocks = [Para(f"`mma.{spec.shape}`: M = {spec.m}, N = {spec.n}, K = {spec.k}. Transcribed in {src}."),
+    n = spec.n if spec.n is not None else ", ".join(f"{v}" for v in spec.parameters[0][1]) if spec.parameters else None
+    family = "wgmma.mma_async" if spec.family == "wgmma" else "mma"
+    blocks = [Para(f"`{family}.{spec.shape}`: M = {spec.m}, N = {n}, K = {spec.k}. Transcribed in {src}."),
               Table(["section", "title", "seed"], [[s.section, s.title, f"`{s.seed}`"] for s in spec.sections])]
     if v.theorems:
         blocks += [Heading(2, "Theorems across fragments", "theorems-across-fragments"),
                    _theorem_table(v.theorems, timings)]
+    drawn = set()
     for fv in v.fragments:
-        blocks += _fragment_blocks(name, fv, timings, figs)
+        blocks += _fragment_blocks(name, fv, timings, figs, fv.fragment.span not in drawn)
+        drawn.add(fv.fragment.span)
     return Page(name, f"{name}", blocks)
 
 
@@ -170,7 +187,9 @@ def _theorem_table(results, timings) -> Table:
                  "lllrl")
 
 
-def _fragment_blocks(name, fv, timings, figs) -> list:
+def _fragment_blocks(name, fv, timings, figs, draw=True) -> list:
+    """`draw`: the figures too (a parametric fragment is drawn at its first instance only: wgmma
+    D at N = 8; the other instances repeat its pattern)."""
     f = fv.fragment
     where = f"{f.section}, {', '.join(f.figures)}"
     blocks = [Heading(2, f.id, doc.anchor(f.id)),
@@ -182,7 +201,13 @@ def _fragment_blocks(name, fv, timings, figs) -> list:
                       f"{row.count} x .{row.kind}" + (f", {row.per_register} per register" if row.per_register else ""),
                       f"`{row.elements.text}`" if row.elements else "(empty cell)"] for row in f.table])]
     line = f.formula.span(0).line
-    if fv.document == fv.reading:
+    if f.figure_reading is not None:  # wgmma: the document prints no formula, only the figure
+        fr = f.figure_reading
+        pins = "; ".join(f"{s.library} {s.name.split(' (')[0]} ({s.repo}@{s.commit[:12]}:{s.path}#L{s.line})"
+                         for s in fr.sources) or "none"
+        blocks.append(Code(fv.reading, f"Reading of {fr.figure} (`{f.span.file}:{line}`; the document prints no "
+                                       f"formula), {fr.standing}; sources: {pins}"))
+    elif fv.document == fv.reading:
         blocks.append(Code(fv.document, f"Formula as printed (`{f.span.file}:{line}`); no erratum: this is what is proved"))
     else:
         blocks.append(Pair(Code(fv.document, f"As printed in the document (`{f.span.file}:{line}`)"),
@@ -199,7 +224,7 @@ def _fragment_blocks(name, fv, timings, figs) -> list:
             if r.counterexample.get("replay"):
                 blocks.append(Code(r.counterexample["replay"], "Replay"))
     stem = f"{name}.{f.id}"
-    if fv.layout:
+    if fv.layout and draw:
         figs[f"{stem}.layout.svg"] = figures.layout_svg(f"{name} {f.id} layout", fv.layout)
         figs[f"{stem}.coverage.svg"] = figures.heat_svg(f"{name} {f.id} coverage", fv.layout)
         what = (f"the document's {' and '.join(f.figures)}, drawn from the reading: each cell shows the lane (T) "
