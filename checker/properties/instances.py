@@ -77,10 +77,11 @@ _ANALYSED: dict = {}  # the largest domain's analysis, by what determines it (se
 
 
 def key(top) -> tuple:
-    """What decides an analysis of the largest domain: the formula text (errata applied), and who
+    """What decides an analysis of the largest domain: the lowered formulas (errata applied), and who
     holds it into which matrix. Four specs with one D formula share it."""
     f = top.fragment
-    return top.layout.src.text, f.letter, f.threads, f.rows, top.n, f.cols
+    layout = top.layout  # its lowered formulas, not their text (a mutant is a changed tree under one text)
+    return layout.definitions, layout.row, layout.col, layout.bound, f.letter, f.threads, f.rows, top.n, f.cols
 
 
 def _analyse(top):

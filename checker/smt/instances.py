@@ -23,7 +23,8 @@ def prove_every_n(name: str, readings: list, props, dump_dir=None) -> dict | Non
     width = max(r.width for r in readings)
     q = FragmentProver(f"{name}.every-instance", symbolic(top.layout, width), lanes, top.n, f.rows, f.cols,
                        props, dump_dir)
-    k = (top.layout.src.text, f.letter, f.threads, f.rows, top.n, f.cols, width)
+    layout = top.layout  # its lowered formulas, not their text (a mutant is a changed tree under one text)
+    k = (layout.definitions, layout.row, layout.col, layout.bound, f.letter, f.threads, f.rows, top.n, f.cols, width)
     if k not in _HOLDS:
         _HOLDS[k] = q.all_hold()
     if not _HOLDS[k]:

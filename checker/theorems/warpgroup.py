@@ -44,7 +44,8 @@ TILE = ("m16n8k16", "C.float")
 NEXT_A = ("m64nNk16", "A.f16")
 
 
-def theorems(spec, opts) -> list:
+def theorems(spec, readings, opts) -> list:
+    """`readings`: fragment id -> its reading (the mutation campaign puts a mutant's in)."""
     out = []
     beside = _Beside(spec)
     for frs in _fragments(spec):
@@ -52,7 +53,7 @@ def theorems(spec, opts) -> list:
         asked = [f] if len(frs) == 1 or family(spec, f) is not None else frs
         every = _every(frs, asked)
         for g in asked:
-            r = materialize(g)
+            r = readings[g.id] if g.id in readings else materialize(g)
             out.append(_warp_rows(spec, r, opts, every))
             if g.operand == "D":
                 c = beside.reading(*TILE)
@@ -144,11 +145,17 @@ def _equation(eq_id, variables, left, right, at) -> Equation:
 _PROVED: set = set()  # equations proved in this process, by what decides them (see _key)
 
 
+def _structure(layout) -> tuple:
+    """A layout as its lowered formulas (not their text: a mutant is a changed tree under the same
+    text); equal for the same formula text wherever it is written."""
+    return layout.definitions, layout.row, layout.col, layout.bound
+
+
 def _key(eq) -> tuple:
     """What decides an equation: each side's formula text (errata applied), who holds it, its
     element count and the side's expressions; the variables and threads. The four wgmma specs
     print one D formula, so their D theorems are one equation each."""
-    sides = tuple((s.reading.layout.src.text, s.reading.fragment.letter, s.reading.fragment.threads, s.reading.n,
+    sides = tuple((_structure(s.reading.layout), s.reading.fragment.letter, s.reading.fragment.threads, s.reading.n,
                    tuple(sorted((k, v.text) for k, v in s.src.items()))) for s in (eq.left, eq.right))
     return sides, eq.variables, eq.lanes
 
