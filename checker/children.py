@@ -1,9 +1,8 @@
 """The processes a command forks, and their end: when the command ends, for any reason, no
 process of it remains.
 
-Every fork of the checker goes through fork() here (the prover process, checker/launch.py; the
-workers, checker/workers.py, in the command's process or in the prover), and each process owns
-the children it forked:
+Every fork of the checker goes through fork() here (the workers of checker/workers.py), and each
+process owns the children it forked:
 
 - a normal end or an error: end(), which the console script runs on its way out (install()) and
   every forked child runs before it exits (workers.reply), waits for the children that answered
@@ -22,8 +21,7 @@ the children it forked:
 
 A child that answered whole is not waited for at once: its exit (freeing a z3 context and a copy
 of the process) takes milliseconds, which overlap the rest of the command; end() reaps it.
-This module imports neither z3 nor lark (checker/launch.py uses it before them), and ctypes only
-for prctl, after the fork.
+It imports ctypes only for prctl, after the fork.
 """
 from __future__ import annotations
 

@@ -7,8 +7,7 @@ included); 3 a spec could not be loaded or is malformed.
 from __future__ import annotations
 
 import argparse
-import atexit
-import gc
+import contextlib
 import os
 import sys
 
@@ -20,10 +19,35 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         raise UsageError(message)
 
+    def _check_value(self, action, value):
+        # a mistyped choice (`checker prve`, `--format jsn`) names the closest one
+        if action.choices is not None and value not in action.choices:
+            import difflib
+
+            names = [str(c) for c in action.choices]
+            close = difflib.get_close_matches(str(value), names, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            if isinstance(action, argparse._SubParsersAction):
+                raise argparse.ArgumentError(None, f"unknown command {value!r}: {hint}(the commands: "
+                                             f"{', '.join(names)}; checker --help says what each does)")
+            raise argparse.ArgumentError(action, f"unknown choice {value!r}: {hint}(choose from {', '.join(names)})")
+        super()._check_value(action, value)
+
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="checker", description="Prove the PTX mma fragment layouts of spec files.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    from checker import __version__
+    from checker.commands.common import Formatter
+
+    p = _Parser(prog="checker", formatter_class=Formatter,
+                description="Machine-checked specs of the PTX matrix fragment layouts: prove them, query them "
+                            "(eval, where, table), export them (CuTe, Triton, C++, Python), report on them. "
+                            "`checker COMMAND --help` describes a command, with examples. The same is a Python "
+                            "API: `import checker` (docs/api.md).",
+                epilog="examples:\n\n  checker prove specs/\n"
+                       "  checker where specs/m16n8k16.yaml --fragment C.float --row 9 --col 3\n"
+                       "  checker export specs/m16n8k16.yaml --fragment A.f16 --to cute")
+    p.add_argument("--version", action="version", version=f"checker (ptx-fragment-checker) {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
     for command in commands.ALL:
         command.add(sub)
     return p
@@ -35,8 +59,15 @@ COMMANDS = {command.NAME: command.run for command in commands.ALL}
 def main(argv=None, stdout=None, stderr=None) -> int:
     out, err = stdout or sys.stdout, stderr or sys.stderr
     try:
-        args = _parser().parse_args(argv)
-        return COMMANDS[args.command](args, out, err)
+        try:
+            with contextlib.redirect_stdout(out):  # --help and --version print to the command's stdout
+                args = _parser().parse_args(argv)
+        except SystemExit as exc:  # ... and exit 0
+            return exc.code if isinstance(exc.code, int) else 0
+        run = COMMANDS[args.command]
+        if getattr(args, "output", None) is not None and not getattr(args, "own_output", False):
+            return _to_file(run, args, err)
+        return run(args, out, err)
     except UsageError as exc:
         err.write(f"checker: error: {exc}\n")
         return 2
@@ -48,36 +79,36 @@ def main(argv=None, stdout=None, stderr=None) -> int:
         return 1
 
 
-def entry() -> int:
-    # A run allocates millions of small lists and tuples and almost no cycles: with Python's default
-    # threshold (700) the cycle collector ran about 250 times in a seed proof and took a tenth of
-    # its CPU time (measured with gc.callbacks), finding nothing. Refcounting frees the rest; mypy
-    # makes the same choice.
-    gc.set_threshold(200_000, 30, 30)
-    from checker import children, launch
+def _to_file(run, args, err) -> int:
+    """--output FILE for a command that prints: what it prints goes to FILE (checked writable
+    before the command runs, written whole after it)."""
+    import io
 
-    children.install()  # no process of the command outlives it; SIGINT/SIGTERM exit 130/143
-    launch.prestart(sys.argv[1:])
+    from checker import outputs
+
+    outputs.file(args.output, "--output")
+    buffer = io.StringIO()
+    code = run(args, buffer, err)
+    outputs.write_text(args.output, buffer.getvalue(), "--output")
+    return code
+
+
+def entry() -> int:
+    """The console script. No process the command forks outlives it (checker/children.py);
+    SIGINT and SIGTERM end it with 130 and 143."""
+    from checker import children
+
+    children.install()
     try:
         code = main()
     except KeyboardInterrupt:
         code = 130
     except BrokenPipeError:
         code = 1
-    finally:
-        launch.stop_early()
-    _leave(code)
-    return code  # not reached
-
-
-def _leave(code: int):
-    """Exit without tearing the interpreter down: freeing z3's contexts and every object of a run
-    one at a time costs about 0.15 s, more than proving a seed spec. Output is flushed and exit
-    handlers run first; every file the command wrote was closed inside it."""
     try:
         sys.stdout.flush()
-        sys.stderr.flush()
     except (BrokenPipeError, ValueError):
+        # the reader went away (`checker table ... | head`): say nothing more, as a pipe's writer does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = code or 1
-    atexit._run_exitfuncs()
-    os._exit(code)
+    return code

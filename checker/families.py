@@ -39,6 +39,7 @@ class Family:
     operands: tuple
     shape: str  # regex of the shape; a dimension written as a capital is a parameter
     parameters: tuple = ()  # the dimensions that may be parameters: ("n",)
+    moves: bool = False  # a data-movement instruction: its fragments are readings of figures (layouts:)
 
     def operand(self, name: str) -> Operand | None:
         return next((o for o in self.operands if o.name == name), None)
@@ -66,4 +67,17 @@ FAMILIES = {f.name: f for f in (
     Family("wgmma", WARPGROUP, (Operand("A", "a", ("m", "k"), (".atype",)),
                                 Operand("D", "d", ("m", "n"), (".dtype",))),
            r"m(?P<m>\d+)n(?P<n>\d+|N)k(?P<k>\d+)", ("n",)),
+    # The matrix-movement instructions (9.7.14.5.15-17). A fragment's matrix is the tile in shared
+    # memory: row r is the row whose start address thread r gives ("Addresses addr0-addr7
+    # correspond to the rows of the first matrix ..."), the .num matrices stacked, matrix j in
+    # rows R*j..R*j+R-1; col c is element c of that row. The shape names the instruction, so that
+    # ldmatrix.m8n8 and stmatrix.m8n8 are two specs (file name = shape).
+    Family("ldmatrix", WARP, (Operand("r", "e", ("m", "n"), (".type", ".dst_fmt")),),
+           r"ldmatrix\.m(?P<m>\d+)n(?P<n>\d+)", moves=True),
+    # stmatrix .m16n8 is .trans only: in memory the 16x8 matrix is 8 rows (N) of 16 elements (M)
+    Family("stmatrix", WARP, (Operand("r", "e", ("n", "m"), (".type",)),),
+           r"stmatrix\.m(?P<m>\d+)n(?P<n>\d+)", moves=True),
+    # movmatrix moves registers only: its tile is the input matrix, a its source, d its result
+    Family("movmatrix", WARP, (Operand("a", "a", ("m", "n"), (".type",)), Operand("d", "d", ("m", "n"), (".type",))),
+           r"movmatrix\.m(?P<m>\d+)n(?P<n>\d+)", moves=True),
 )}

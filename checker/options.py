@@ -1,5 +1,5 @@
-"""How `checker prove` proves: the options of the command. Its own module so that the prover and
-the process that launches it (checker/launch.py) both read it and neither imports the other for it."""
+"""How `checker prove` proves: the options of the command, read by the prover and by the commands
+that call it (prove, errata, report, diff), which need not import the prover to build them."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -96,17 +96,21 @@ def prove_loaded(paths: list, relation_files: list, loaded: dict, opts: Options)
 
 
 class _Readings:
-    """A spec's readings, each read when first asked for (and kept: materialize is memoised)."""
+    """A spec's readings, each read when first asked for, and kept."""
 
     def __init__(self, spec):
         self.spec = spec
+        self.read_: dict = {}
 
-    @staticmethod
-    def read(f):
-        try:
-            return materialize(f) if f is not None else None
-        except SpecError:
-            return None  # reported with the fragment
+    def read(self, f):
+        if f is None:
+            return None
+        if f.id not in self.read_:
+            try:
+                self.read_[f.id] = materialize(f)
+            except SpecError:
+                self.read_[f.id] = None  # reported with the fragment
+        return self.read_[f.id]
 
     def __contains__(self, fid) -> bool:
         return self.read(self.spec.fragment(fid)) is not None

@@ -8,8 +8,7 @@ on a file's absence as much as on its bytes. A cached result is replayed only wh
 still holds (`still_holds`), so the cache key covers every byte any proof read by construction,
 whichever part of the checker read it, not by a list of the files each command is known to read.
 
-A proof runs in several processes (the prover process forked before the command line is parsed,
-its workers). They share one log: an anonymous file, opened before the first fork (`share`) and
+A proof runs in several processes (the command's, and the workers it forks). They share one log: an anonymous file, opened before the first fork (`share`) and
 inherited by every process forked after, written with O_APPEND, one record per write(), so
 records from several processes never interleave. `start` notes where the log ends; `stop` reads
 back what was appended since. Where there is no log (nothing recording), the readers only read.

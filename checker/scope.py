@@ -127,8 +127,14 @@ def _count(r: Relations) -> int:
 
 
 def _refs(value) -> list:
-    """Every shape/fragment reference under the `same_as` keys of a spec's YAML data."""
+    """Every shape/fragment reference under the `same_as` keys of a spec's YAML data, and the
+    fragments its `compositions` (ldmatrix & co.) are proved equal to."""
     out, stack = [], [value]
+    comps = value.get("compositions") if isinstance(value, dict) else None
+    for c in comps if isinstance(comps, list) else ():
+        ref = c.get("fragment") if isinstance(c, dict) else None
+        if isinstance(ref, str) and "/" in ref:
+            out.append(ref)
     while stack:
         v = stack.pop()
         if isinstance(v, dict):
@@ -145,11 +151,12 @@ def _refs(value) -> list:
 
 
 def _same_as(path: str) -> list:
-    """The shapes a spec's same_as references name (none where it does not load)."""
+    """The shapes a spec's same_as references (and compositions) name (none where it does not load)."""
     from checker.spec import yamlload
 
     try:
-        if b"same_as" not in read_regular(path, yamlload.MAX_BYTES):
+        text = read_regular(path, yamlload.MAX_BYTES)
+        if b"same_as" not in text and b"compositions" not in text:
             return []  # the common case, without composing the YAML
         return [r.split("/", 1)[0] for r in _refs(yamlload.load(path).value)]
     except (SpecError, OSError):

@@ -1,15 +1,67 @@
-"""What several commands share: the spec files their paths name, the output paths they were
-given, --jobs, one fragment of one spec."""
+"""What several commands share: how a subcommand's parser is made (a description and examples
+in its --help), the spec argument (one name, SPEC, everywhere), --fragment, --output, --format,
+--jobs; the spec files their paths name, the output paths they were given, one fragment of one spec."""
 from __future__ import annotations
 
+import argparse
 import os
+import textwrap
 
 from checker import outputs
 from checker.errors import UsageError
 
 
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """Paragraphs of a description are wrapped; lines indented by two spaces (examples, commands)
+    are kept as written."""
+
+    def _fill_text(self, text, width, indent):
+        out = []
+        for para in textwrap.dedent(text).strip("\n").split("\n\n"):
+            if para.startswith("  "):
+                out.append(textwrap.indent(para, indent))
+            else:
+                out.append(textwrap.fill(" ".join(para.split()), width, initial_indent=indent,
+                                         subsequent_indent=indent))
+        return "\n\n".join(out)
+
+
+def command(sub, name: str, help: str, description: str, examples: list):
+    """A subcommand's parser: `help` for `checker --help`, `description` and `examples` (command
+    lines, each with what it does after a `#`) for `checker NAME --help`."""
+    lines = "\n".join(f"  {e}" for e in examples)
+    return sub.add_parser(name, help=help, description=description, epilog=f"examples:\n\n{lines}",
+                          formatter_class=Formatter)
+
+
+def add_specs(parser, dest: str = "paths", one: bool = False, help: str | None = None) -> None:
+    """The spec argument, named SPEC in every command: one spec file, or spec files and folders."""
+    if one:
+        parser.add_argument(dest, metavar="SPEC", help=help or "a spec file (specs/m16n8k16.yaml)")
+    else:
+        parser.add_argument(dest, nargs="+", metavar="SPEC",
+                            help=help or "spec files, or folders of them (specs/); relations.yaml included")
+
+
+def add_fragment(parser, required: bool = True, help: str | None = None) -> None:
+    parser.add_argument("--fragment", required=required, metavar="ID",
+                        help=help or "the fragment's id in the spec (A.f16, C.float; `checker validate` lists them)")
+
+
+def add_output(parser, help: str | None = None) -> None:
+    """--output FILE. A command that writes it itself sets own_output; for every other command
+    checker.cli writes what the command prints to FILE instead of stdout."""
+    parser.add_argument("--output", metavar="FILE", help=help or "write the output to FILE instead of stdout")
+
+
+def add_format(parser, choices=("text", "json")) -> None:
+    parser.add_argument("--format", choices=list(choices), default=choices[0],
+                        help=f"the output's form (default: {choices[0]})")
+
+
 def add_jobs(parser, help=None) -> None:
-    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N", help=help)
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
+                        help=help or "worker processes (default: up to 2)")
 
 
 def positive_jobs(args) -> None:

@@ -4,17 +4,23 @@ from __future__ import annotations
 import json
 import time
 
-from checker.commands.common import spec_files
+from checker.commands.common import add_format, add_output, add_specs, command, spec_files
 from checker.errors import UsageError
 
 NAME = "crosscheck"
 
 
 def add(sub) -> None:
-    cc = sub.add_parser(NAME, help="predict every probe dump from the specs and compare (no GPU)")
-    cc.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders of them")
+    cc = command(sub, NAME, "predict every probe dump from the specs and compare (no GPU)",
+                 "Predict every register of every probe dump (`checker probe`) from the specs with the "
+                 "reference model and compare bit for bit; a disagreement is located at the formula line. "
+                 "Exit codes as `checker prove`.",
+                 ["checker crosscheck specs/ --dumps reports/hardware",
+                  "checker crosscheck specs/m16n8k16.yaml --dumps reports/synthetic --format json"])
+    add_specs(cc)
     cc.add_argument("--dumps", required=True, action="append", metavar="DIR", help="dump files or folders")
-    cc.add_argument("--format", choices=["text", "json"], default="text")
+    add_format(cc)
+    add_output(cc)
 
 
 def run(args, out, err) -> int:

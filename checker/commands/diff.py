@@ -5,19 +5,25 @@ import json
 import os
 
 from checker import outputs
-from checker.commands.common import check_outputs, spec_files
+from checker.commands.common import add_format, add_output, check_outputs, command, spec_files
 from checker.errors import UsageError
 
 NAME = "diff"
 
 
 def add(sub) -> None:
-    df = sub.add_parser(NAME, help="what an edit changes: entries that move, fragments, verdicts")
-    df.add_argument("paths", nargs="*", metavar="PATH",
+    df = command(sub, NAME, "what an edit changes: entries that move, fragments, verdicts",
+                 "Compare two versions of a spec: which (lane, element) entries move to another cell, which "
+                 "fragments appear or go, which verdicts change, for the files and their scope. Exit 1 when "
+                 "a verdict gets worse (the CI gate, docs/gate.md).",
+                 ["checker diff old/m16n8k16.yaml specs/m16n8k16.yaml",
+                  "checker diff --base origin/main specs/ --format markdown --output diff.md"])
+    df.add_argument("paths", nargs="*", metavar="SPEC",
                     help="OLD NEW (two spec files), or with --base the spec files or folders (default: specs/)")
     df.add_argument("--base", metavar="REV", help="compare the working tree with this git revision")
-    df.add_argument("--format", choices=["text", "json", "markdown"], default="text")
-    df.add_argument("--output", metavar="FILE", help="write the report here instead of stdout")
+    add_format(df, ("text", "json", "markdown"))
+    add_output(df, "write the report here instead of stdout")
+    df.set_defaults(own_output=True)
 
 
 def run(args, out, err) -> int:

@@ -2,15 +2,21 @@
 with its evidence (checker/report/errata.py renders it)."""
 from __future__ import annotations
 
-from checker.commands.common import add_jobs, positive_jobs, spec_files
+from checker.commands.common import add_format, add_jobs, add_output, add_specs, command, positive_jobs, spec_files
 
 NAME = "errata"
 
 
 def add(sub) -> None:
-    er = sub.add_parser(NAME, help="every confirmed erratum of the document, with its evidence and versions")
-    er.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders of them")
-    er.add_argument("--format", choices=["text", "markdown", "json"], default="text")
+    er = command(sub, NAME, "every confirmed erratum of the document, with its evidence and versions",
+                 "Prove the specs, then list every erratum the checker confirms: where it is (section, "
+                 "figure), the printed text, the reading, what the printed text breaks with its smallest "
+                 "counterexample and a replay command, contradiction or judgment, and the document versions "
+                 "that print it.",
+                 ["checker errata specs/", "checker errata specs/ --format markdown --output errata.md"])
+    add_specs(er)
+    add_format(er, ("text", "markdown", "json"))
+    add_output(er)
     add_jobs(er)
 
 
@@ -32,7 +38,9 @@ def run(args, out, err) -> int:
     for path in files:
         if not is_relations_file(path) and not any(r.property == "load" and r.spec == path for r in results):
             specs.append((path, load_spec(path)))
-    entries = errata.collect(specs, results)
+    from checker.references.errata import agreement
+
+    entries = errata.collect(specs, results, agreement(specs, [p for p, _ in specs]))
     render = {"text": errata.render_text, "markdown": errata.render_markdown, "json": errata.render_json}[args.format]
     out.write(render(entries))
     return exit_code(results)

@@ -1,20 +1,27 @@
 """`checker eval`: row and col of one element of one lane, and the piece that gives them."""
 from __future__ import annotations
 
-from checker.commands.common import load_fragment
+from checker.commands.common import add_fragment, add_output, add_specs, command, load_fragment
 from checker.errors import SpecError, UsageError
 
 NAME = "eval"
 
 
 def add(sub) -> None:
-    ev = sub.add_parser(NAME, help="row and col of one element of one lane")
-    ev.add_argument("spec")
-    ev.add_argument("--fragment", required=True)
-    ev.add_argument("--lane", type=int, required=True)
+    ev = command(sub, NAME, "row and col of one element of one lane",
+                 "Evaluate a fragment's formula at one point: the row and col that element --i of lane --lane "
+                 "holds, and the piece of the formula (file:line:col) that gives each. This is the replay "
+                 "command of every counterexample.",
+                 ["checker eval specs/m16n8k256.yaml --fragment A.b1 --lane 0 --i 96",
+                  "checker eval specs/m16n8k256.yaml --fragment A.b1 --lane 0 --i 96 --as-printed 1"
+                  "   # the document's text"])
+    add_specs(ev, "spec", one=True)
+    add_fragment(ev)
+    ev.add_argument("--lane", type=int, required=True, metavar="L", help="the lane (thread index)")
     ev.add_argument("--i", type=int, required=True, help="the element index: 3 for a3")
     ev.add_argument("--as-printed", type=int, metavar="K",
                     help="evaluate the document's printed text of the fragment's K-th erratum")
+    add_output(ev)
 
 
 def run(args, out, err) -> int:

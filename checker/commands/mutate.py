@@ -5,19 +5,25 @@ from __future__ import annotations
 import json
 import time
 
-from checker.commands.common import add_jobs, positive_jobs, spec_files
+from checker.commands.common import add_format, add_jobs, add_output, add_specs, command, positive_jobs, spec_files
 from checker.errors import UsageError
 
 NAME = "mutate"
 
 
 def add(sub) -> None:
-    mu = sub.add_parser(NAME, help="the mutation campaign: which wrong layouts would the theorems let through?")
-    mu.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders (relations files included)")
+    mu = command(sub, NAME, "the mutation campaign: which wrong layouts would the theorems let through?",
+                 "Make small wrong edits of each spec's formulas (mutants) and say which of them the "
+                 "properties, theorems and relations in scope kill; every survivor is listed. Exit 1 on a "
+                 "survivor that --known-gaps does not accept (docs/mutation.md).",
+                 ["checker mutate specs/m16n8k16.yaml",
+                  "checker mutate specs/ --known-gaps mutation/known-gaps.yaml --format json --output campaign.json"])
+    add_specs(mu)
     mu.add_argument("--known-gaps", metavar="FILE", help="survivors accepted, each with the theorem that would close it")
     mu.add_argument("--dumps", action="append", metavar="DIR",
                     help="probe dumps (files or folders) to run each mutant through crosscheck against")
-    mu.add_argument("--format", choices=["text", "json"], default="text")
+    add_format(mu)
+    add_output(mu)
     add_jobs(mu)
 
 

@@ -6,7 +6,7 @@ import json
 import os
 import time
 
-from checker.commands.common import check_outputs
+from checker.commands.common import add_format, add_output, add_specs, check_outputs, command
 from checker.commands.probe_compile import archs, compile_only, variants_of
 from checker.errors import CheckerError, UsageError
 
@@ -14,8 +14,17 @@ NAME = "probe"
 
 
 def add(sub) -> None:
-    pb = sub.add_parser(NAME, help="run every variant's mma on a GPU and write dumps; --compile-only, --synthetic")
-    pb.add_argument("paths", nargs="+", metavar="PATH")
+    pb = command(sub, NAME, "run every variant's mma on a GPU and write dumps; --compile-only, --synthetic",
+                 "Run every variant's mma of the specs on an NVIDIA GPU (the [gpu] extra) with patterns that "
+                 "identify every register slot, and write one dump per variant for `checker crosscheck`. "
+                 "Without a GPU: --compile-only assembles every kernel with ptxas, --synthetic writes dumps "
+                 "the reference model computes, --emit-ptx writes the kernels with their inputs and "
+                 "expected outputs, to run by hand (docs/probe.md).",
+                 ["checker probe specs/                                  # on a GPU: reports/hardware/",
+                  "checker probe specs/ --compile-only --arch sm_80,sm_90",
+                  "checker probe specs/m16n8k16.yaml --emit-ptx kernels/  # PTX + inputs + expected D",
+                  "checker probe specs/ --synthetic --out /tmp/synthetic"])
+    add_specs(pb)
     pb.add_argument("--out", metavar="DIR", help="where dumps go (default: reports/hardware, or "
                     "reports/synthetic with --synthetic)")
     pb.add_argument("--compile-only", action="store_true", help="assemble every kernel with ptxas; no GPU needed")
@@ -26,19 +35,27 @@ def add(sub) -> None:
                     help="write dumps whose D the reference model computes, marked synthetic (no GPU)")
     pb.add_argument("--arch", default=None, help="comma-separated targets for --compile-only (default: "
                     "sm_80,sm_89,sm_90) and the one target of --synthetic (default: sm_90)")
-    pb.add_argument("--seed", type=int, default=0)
-    pb.add_argument("--format", choices=["text", "json"], default="text")
+    pb.add_argument("--emit-ptx", metavar="DIR",
+                    help="write each variant's PTX kernel, its input register images and the expected D into "
+                         "DIR, with a manifest and how to launch them (no GPU needed)")
+    pb.add_argument("--seed", type=int, default=0, metavar="N", help="the patterns' seed (default: 0)")
+    add_format(pb)
+    add_output(pb, "write what the command prints (the summary, or --format json) to FILE instead of stdout")
 
 
 def run(args, out, err) -> int:
-    if args.compile_only and args.synthetic:
-        raise UsageError("--compile-only and --synthetic are two different runs; choose one")
+    if sum(map(bool, (args.compile_only, args.synthetic, args.emit_ptx))) > 1:
+        raise UsageError("--compile-only, --synthetic and --emit-ptx are different runs; choose one")
     if args.minimums and not args.compile_only:
         raise UsageError("--minimums checks with the assembler: it goes with --compile-only")
     if not 0 <= args.seed < 1 << 62:
         raise UsageError("--seed takes 0..2**62-1")
     if args.compile_only:
         return compile_only(args, out)
+    if args.emit_ptx:
+        from checker.commands.probe_emit import emit
+
+        return emit(args, out)
     check_outputs(args)
     from checker.catalogue import min_sm
     from checker.probe.record import record

@@ -6,17 +6,26 @@ import json
 import time
 
 from checker import outputs
-from checker.commands.common import add_jobs, check_outputs, positive_jobs, spec_files
+from checker.options import Options
+from checker.commands.common import add_format, add_jobs, add_output, add_specs, check_outputs, command, positive_jobs, \
+    spec_files
 
 NAME = "prove"
 
 
 def add(sub) -> None:
-    pr = sub.add_parser(NAME, help="prove every property of every fragment")
-    pr.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders of them")
-    pr.add_argument("--format", choices=["text", "json", "sarif", "junit"], default="text")
-    pr.add_argument("--output", metavar="FILE", help="write the report here instead of stdout (the text "
-                    "summary still goes to stdout)")
+    pr = command(sub, NAME, "prove every property of every fragment",
+                 "Prove that every fragment of the specs given is well defined, in range, injective and covers "
+                 "its matrix, with z3 and the plain-Python engine (which must agree), that every erratum's "
+                 "printed text fails as declared, and every theorem and relation in their scope. Exit 0: all "
+                 "proved; 1: something refuted or unknown; 2: usage; 3: a malformed spec.",
+                 ["checker prove specs/                      # the whole chapter",
+                  "checker prove specs/m16n8k256.yaml        # one file and its scope",
+                  "checker prove specs/ --format sarif --output proof.sarif"])
+    add_specs(pr)
+    add_format(pr, ("text", "json", "sarif", "junit"))
+    add_output(pr, "write the report here instead of stdout (the text summary still goes to stdout)")
+    pr.set_defaults(own_output=True)
     pr.add_argument("--no-cache", action="store_true",
                     help="prove again even when an identical run's results are cached (see README: Speed)")
     pr.add_argument("--no-cross-check", action="store_true",
@@ -35,8 +44,6 @@ def _version() -> str:
 
 
 def run(args, out, err) -> int:
-    from checker import launch
-
     positive_jobs(args)
     check_outputs(args)
     from checker import scope
@@ -44,23 +51,23 @@ def run(args, out, err) -> int:
     t0 = time.perf_counter()
     sc = scope.widen(spec_files(args.paths))  # what proving these files proves (checker/scope.py)
     files = sc.files
-    opts = launch.Options(cross_check=not args.no_cross_check, dump_smt=args.dump_smt, jobs=args.jobs)
-    # the prover process starts here, where it overlaps: the rest of this command is off its path
-    with launch.Run(opts) as proof:
-        # a hit imports neither z3 nor lark nor jsonschema: that is where its speed comes from
-        where = k = results = None
-        if not (args.no_cache or args.dump_smt):
-            from checker import cache
+    opts = Options(cross_check=not args.no_cross_check, dump_smt=args.dump_smt, jobs=args.jobs)
+    # a hit imports neither z3 nor lark nor jsonschema: that is where its speed comes from
+    where = k = results = None
+    if not (args.no_cache or args.dump_smt):
+        from checker import cache
 
-            where = cache.folder()
-            k = cache.key(files, {"cross_check": not args.no_cross_check, "scope": sc.key()}) if where else None
-            results = cache.load(where, k) if k else None
-        cached = results is not None
-        if not cached:
-            reads = cache.recording() if k else None  # every input the proof reads (checker/recording.py)
-            results = proof.prove(files)
-            if k:
-                cache.store(where, k, results, reads.stop())
+        where = cache.folder()
+        k = cache.key(files, {"cross_check": not args.no_cross_check, "scope": sc.key()}) if where else None
+        results = cache.load(where, k) if k else None
+    cached = results is not None
+    if not cached:
+        from checker.prover import prove_paths
+
+        reads = cache.recording() if k else None  # every input the proof reads (checker/recording.py)
+        results = prove_paths(files, opts)
+        if k:
+            cache.store(where, k, results, reads.stop())
     from checker.files import is_relations_file
     from checker.report.text import prove_report
     from checker.results import exit_code, summary

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import time
 
-from checker.commands.common import add_jobs, check_outputs, positive_jobs, spec_files
+from checker.commands.common import add_jobs, add_specs, check_outputs, command, positive_jobs, spec_files
 from checker.errors import UsageError
 from checker.report.folder import TIMINGS, committed_timings, stale, write
 
@@ -14,8 +14,15 @@ NAME = "report"
 
 
 def add(sub) -> None:
-    rp = sub.add_parser(NAME, help="write the coverage report (HTML, Markdown, SVG); --check: is it current?")
-    rp.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders of them")
+    rp = command(sub, NAME, "write the coverage report (HTML, Markdown, SVG); --check: is it current?",
+                 "Prove the specs and write the coverage report into --out: index.html with one HTML page per "
+                 "spec (each fragment an anchor), the same pages as Markdown, SVG figures redrawn from the "
+                 "formulas, errata.md and the ISA coverage table. --check writes nothing and fails when the "
+                 "committed report differs from what it would write.",
+                 ["checker report specs/                       # writes reports/",
+                  "checker report specs/ --check               # is reports/ current?",
+                  "checker report specs/ --out /tmp/report && xdg-open /tmp/report/index.html"])
+    add_specs(rp)
     rp.add_argument("--out", default="reports", metavar="DIR", help="the report folder (default: reports)")
     rp.add_argument("--check", action="store_true",
                     help="write nothing; fail when a file of the report in --out is missing, differs or is left over")
@@ -74,4 +81,13 @@ def render(files: list, jobs: int, dumps: str | None, timings: dict | None):
     if timings is None:
         timings = {key(r): round(r.seconds, 6) for r in report.results}
         timings["total"] = round(time.perf_counter() - t0, 4)
-    return site.render(report, timings), report
+    return site.render(report, timings, _references(files, report)), report
+
+
+def _references(files: list, report):
+    """The conformance verdicts of the shipped reference data, and the errata's agreements."""
+    from checker.references import conformance
+    from checker.references.errata import agreement
+
+    specs = [(v.path, v.spec) for v in report.specs if v.spec]
+    return conformance.run(files), agreement(specs, files)

@@ -3,11 +3,17 @@ from __future__ import annotations
 
 import json
 
+from checker.commands.common import add_output, command
+
 NAME = "schema"
 
 
 def add(sub) -> None:
-    sub.add_parser(NAME, help="print the spec JSON Schema")
+    sc = command(sub, NAME, "print the spec JSON Schema",
+                 "Print the JSON Schema of spec files (also committed at specs/schema/spec.schema.json, for "
+                 "editors that validate YAML as it is typed).",
+                 ["checker schema --output spec.schema.json"])
+    add_output(sc)
 
 
 def run(args, out, err) -> int:

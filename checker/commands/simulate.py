@@ -4,19 +4,25 @@ from __future__ import annotations
 
 import json
 
-from checker.commands.common import spec_files
+from checker.commands.common import add_format, add_output, add_specs, command, spec_files
 from checker.errors import CheckerError, UsageError
 
 NAME = "simulate"
 
 
 def add(sub) -> None:
-    si = sub.add_parser(NAME, help="one round trip through the reference model")
-    si.add_argument("spec")
+    si = command(sub, NAME, "one round trip through the reference model",
+                 "Pack random exact matrices into every lane's registers with the spec's layouts, run the "
+                 "reference model of the mma, gather D back and compare it with the host's A.B + C. Without "
+                 "--fragment-set it lists the variants (instructions) of the spec.",
+                 ["checker simulate specs/m16n8k16.yaml                                   # list the variants",
+                  "checker simulate specs/m16n8k16.yaml --fragment-set row.col.f32.f16.f16.f32 --seed 7"])
+    add_specs(si, "spec", one=True)
     si.add_argument("--fragment-set", metavar="ID",
                     help="the variant, e.g. row.col.f32.f16.f16.f32 (without it: list them)")
-    si.add_argument("--seed", type=int, default=0)
-    si.add_argument("--format", choices=["text", "json"], default="text")
+    si.add_argument("--seed", type=int, default=0, metavar="N", help="the random matrices' seed (default: 0)")
+    add_format(si)
+    add_output(si)
 
 
 def run(args, out, err) -> int:

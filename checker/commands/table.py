@@ -3,16 +3,28 @@ from __future__ import annotations
 
 import json
 
-from checker.commands.common import load_fragment, spec_files
+from checker.commands.common import add_format, add_fragment, add_output, add_specs, command, load_fragment, spec_files
+
+from checker.errors import UsageError
 
 NAME = "table"
 
 
 def add(sub) -> None:
-    ta = sub.add_parser(NAME, help="the layouts as a grid, or as data with --format json")
-    ta.add_argument("spec")
-    ta.add_argument("--fragment")
-    ta.add_argument("--format", choices=["text", "json"], default="text")
+    ta = command(sub, NAME, "the layouts as a grid, or as data with --format json",
+                 "Draw each fragment as the document's figures do: the matrix as a grid, `T<lane>:<element>` "
+                 "in each cell, one grid per MMA computation. Wide fragments are drawn in bands of --band "
+                 "columns. --format json gives the same as data: entries [lane, i, row, col], from the "
+                 "reading the checker proves (not the printed text).",
+                 ["checker table specs/m16n8k16.yaml --fragment C.float",
+                  "checker table specs/m16n8k256.yaml --fragment A.b1 --band 8",
+                  "checker table specs/m16n8k16.yaml --format json --output m16n8k16.json"])
+    add_specs(ta, "spec", one=True)
+    add_fragment(ta, required=False, help="one fragment (default: every fragment of the spec)")
+    ta.add_argument("--band", type=int, default=16, metavar="N",
+                    help="columns per band of the grid (default: 16; 0: the whole width in one)")
+    add_format(ta)
+    add_output(ta)
 
 
 def run(args, out, err) -> int:
@@ -31,5 +43,7 @@ def run(args, out, err) -> int:
         json.dump([t for _, t in tables], out, separators=(",", ":"))
         out.write("\n")
     else:
-        out.write("\n\n".join(render_text(t, f.letter) for f, t in tables) + "\n")
+        if args.band < 0:
+            raise UsageError("--band takes 0 (no bands) or a number of columns")
+        out.write("\n\n".join(render_text(t, f.letter, args.band) for f, t in tables) + "\n")
     return 0

@@ -3,18 +3,26 @@ from __future__ import annotations
 
 import json
 
+from checker.commands.common import add_format, add_fragment, add_output, add_specs, command
+
 NAME = "where"
 
 
 def add(sub) -> None:
-    wh = sub.add_parser(NAME, help="which lane, element, register and bits hold a matrix cell")
-    wh.add_argument("spec", metavar="SPEC")
-    wh.add_argument("--fragment", required=True, metavar="ID")
-    wh.add_argument("--row", required=True, type=int)
-    wh.add_argument("--col", required=True, type=int)
+    wh = command(sub, NAME, "which lane, element, register and bits hold a matrix cell",
+                 "Which lane and element hold the cell (--row, --col) of a fragment's matrix, and which "
+                 "register and bits hold that element for each type; for a sparse A, which register's range "
+                 "covers the cell and which element holds it for which metadata index.",
+                 ["checker where specs/m16n8k16.yaml --fragment C.float --row 9 --col 3",
+                  "checker where specs/m16n8k32.yaml --fragment A.sp.f16 --row 9 --col 13 --format json"])
+    add_specs(wh, "spec", one=True)
+    add_fragment(wh)
+    wh.add_argument("--row", required=True, type=int, metavar="R", help="the cell's row in the operand's matrix")
+    wh.add_argument("--col", required=True, type=int, metavar="C", help="the cell's column")
     wh.add_argument("--compressed", action="store_true",
                     help="for a sparse A (mma.sp): --row/--col are in the compressed A, not in A")
-    wh.add_argument("--format", choices=["text", "json"], default="text")
+    add_format(wh)
+    add_output(wh)
 
 
 def run(args, out, err) -> int:

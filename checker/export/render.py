@@ -208,9 +208,10 @@ def _tuple(modes: tuple, part: int) -> str:
 
 def cute(m: derive.Map, c: derive.Cute, checks: list, command: str) -> str:
     f = m.fragment
+    # wgmma's D is CuTe's CLayout; ldmatrix & co. (operands r, a, d): the memory tile, rows x cols, column-major like C
     what = {"A": f"(M{f.rows},K{f.cols})", "B": f"(N{f.cols},K{f.rows})", "C": f"(M{f.rows},N{f.cols})",
-            "D": f"(M{f.rows},N{f.cols})"}[f.operand]
-    name = {"A": "ALayout", "B": "BLayout", "C": "CLayout", "D": "CLayout"}[f.operand]  # CuTe names wgmma's D so
+            "D": f"(M{f.rows},N{f.cols})"}.get(f.operand, f"(rows {f.rows},cols {f.cols})")
+    name = {"A": "ALayout", "B": "BLayout", "C": "CLayout", "D": "CLayout"}.get(f.operand, f"{f.operand.upper()}Layout")
     threads = f"(T{len(m.lanes)},V{m.n}) -> {what}"
     lines = header(m, checks, command, "//")
     lines += [f"// CuTe TV layout: (thread, value) -> column-major index into {what}"

@@ -105,20 +105,22 @@ def cells(layout, points: list) -> tuple:
 
 
 _TABLES: dict = {}
-_TABLES_MAX = 512
 
 
 def warp_table(layout, n: int, threads: int = 32) -> tuple:
-    """cells() at every point of the warp (or warpgroup: `threads`), (lane, i) at index
-    lane * n + i: evaluated once per layout in this process, however many theorems and
-    relations ask about it."""
-    key = (id(layout), n, threads)
+    """cells() at every point of the warp (or warpgroup: `threads`), (lane, i) at index lane * n + i.
+    A warpgroup's table (128 threads x up to 128 elements) is kept, by the lowered formulas'
+    value: the wgmma theorems ask about one D formula, on both sides of several equations, in four
+    specs."""
+    if threads * n < 4096:
+        return cells(layout, [(lane, i) for lane in range(threads) for i in range(n)])
+    key = (layout.definitions, layout.row, layout.col, layout.bound, n, threads)
     hit = _TABLES.get(key)
-    if hit is None or hit[0] is not layout:
-        if len(_TABLES) >= _TABLES_MAX:
-            _TABLES.clear()  # a mutation campaign makes thousands of layouts: stay bounded
-        hit = _TABLES[key] = (layout, cells(layout, [(lane, i) for lane in range(threads) for i in range(n)]))
-    return hit[1]
+    if hit is None:
+        if len(_TABLES) >= 64:
+            _TABLES.clear()  # a mutation campaign makes many layouts: stay bounded
+        hit = _TABLES[key] = cells(layout, [(lane, i) for lane in range(threads) for i in range(n)])
+    return hit
 
 
 def warp_cells(layout, n: int, lanes: list, elems: list, threads: int = 32) -> tuple:

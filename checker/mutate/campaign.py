@@ -145,13 +145,17 @@ def _theorem_verdict(ctx, fid, mreading) -> tuple:
         if r.failed():
             return r.property, r.subject or ""
     original = ctx.readings[fid]
+
+    def reads_it(side) -> bool:  # the side reads this fragment's reading (its own, or one made alike)
+        return side.reading.fragment is original.fragment and side.reading.reverted is None
+
     for path, rel in ctx.relations:
         sides = [rel.equation.left, rel.equation.right]
-        if not any(s.reading is original for s in sides):
+        if not any(reads_it(s) for s in sides):
             continue
         eq = dataclasses.replace(rel.equation, **{tag: dataclasses.replace(s, reading=mreading)
                                                   for tag, s in (("left", sides[0]), ("right", sides[1]))
-                                                  if s.reading is original})
+                                                  if reads_it(s)})
         r = equation_result(eq, ctx.opts, path, "relation", rel.id, str(rel.span), expect=rel.expect)
         if r.failed():
             return "relation", rel.id

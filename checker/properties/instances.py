@@ -64,11 +64,13 @@ def decide_family(spec, reading, props, prove_z3) -> dict | None:
             if answers is not None:
                 from checker.properties.enumerate import KNOWN
 
-                for r in readings:
-                    KNOWN[id(r)] = (r, tuple(range(r.fragment.threads.count)), py)
+                if len(KNOWN) > 4096:
+                    KNOWN.clear()  # stay bounded over many runs in one process
+                for r in readings:  # by fragment (a fragment is read again for each task), and its map
+                    KNOWN[id(r.fragment)] = (r.fragment, tuple(range(r.fragment.threads.count)), py, r.layout)
         _FAMILIES[key] = (readings, answers)
     readings, answers = _FAMILIES[key]
-    if answers is None or not any(r is reading for r in readings):
+    if answers is None or not any(r.fragment is f for r in readings):
         return None
     return answers[(reading.n, f.cols)]
 

@@ -9,8 +9,9 @@ from dataclasses import asdict, dataclass, field
 
 from checker.results import PROVED
 
-ENCODINGS_NOTE = ("no independent encoding (CuTe, Triton, MLIR) is modelled yet: the references of "
-                  "\"Use it from code\" will say which agree with the reading")
+ENCODINGS_NOTE = ("for each erratum of a formula, the published layouts of the same fragment (CuTe, Triton, MLIR: "
+                  "checker/references/data/, `checker conformance`) that agree with the reading and those that agree "
+                  "with the printed text, each agreement proved by z3 and the enumeration")
 
 
 @dataclass
@@ -28,6 +29,7 @@ class Entry:
     at: str  # file:line:col of the erratum in the spec
     versions: list  # the document versions whose text prints it
     breaks: list = field(default_factory=list)  # [{property, message, counterexample}]
+    encodings: dict | None = None  # a formula erratum's reference entries: {reading, printed, neither, note}
 
     @property
     def where(self) -> str:
@@ -35,10 +37,10 @@ class Entry:
         return f"§{self.section}{figs}"
 
 
-def collect(specs: list, results: list) -> list:
+def collect(specs: list, results: list, encodings: dict | None = None) -> list:
     """specs: (path, spec) pairs; results: what proving them gave. One Entry per erratum, in file
     and document order; an erratum whose confirmation is missing from `results` is left out (the
-    prove results say why)."""
+    prove results say why). encodings: {erratum location: checker.references.errata.Agreement}."""
     confirmed: dict = {}
     for r in results:
         if r.erratum and r.verdict != PROVED:
@@ -61,7 +63,27 @@ def collect(specs: list, results: list) -> list:
                 seen.add(str(e.span))
                 out.append(Entry(path, spec.shape, sec.section, list(f.figures) if f is not None else [], subject,
                                  e.field, e.kind, e.printed, e.value.text, " ".join(e.erratum.split()), str(e.span),
-                                 versions, [_broken(r) for r in mine]))
+                                 versions, [_broken(r) for r in mine], _encodings(encodings, e)))
+    return out
+
+
+def _encodings(encodings, e):
+    found = (encodings or {}).get(str(e.span))
+    return None if found is None else found.to_json()
+
+
+def _encoding_lines(e: Entry) -> list:
+    enc = e.encodings
+    if enc is None:
+        return []
+
+    def names(xs):
+        return ", ".join(xs) if xs else "none"
+    out = [f"agree with the reading: {names(enc['reading'])}; with the printed text: {names(enc['printed'])}"]
+    if enc["neither"]:
+        out.append(f"with neither: {names(enc['neither'])}")
+    if enc["note"]:
+        out.append(enc["note"])
     return out
 
 
@@ -112,6 +134,8 @@ def render_text(entries: list) -> str:
                 lines.append(f"    replay: {replay}")
         if e.versions:
             lines.append(f"    printed in PTX ISA {', '.join(e.versions)}")
+        for line in _encoding_lines(e):
+            lines.append(f"    independent encodings: {line}")
     lines.append(_tally(entries))
     return "\n".join(lines) + "\n"
 
@@ -148,5 +172,8 @@ def render_markdown(entries: list) -> str:
                     out.append(f"  - {p['point']}: {p['formula']} piece {p['piece']} gives {p['value']}")
                 if cex.get("replay"):
                     out.append(f"  - replay: `{cex['replay']}`")
+            enc = _encoding_lines(e)
+            if enc:
+                out.append(f"- **Independent encodings**: {'; '.join(enc)}")
             out.append("")
     return "\n".join(out)

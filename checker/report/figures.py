@@ -49,7 +49,8 @@ def _panel_size(p: Panel, cw: int, ch: int) -> tuple:
     return width, height
 
 
-SIDE_BY_SIDE = 1400  # narrow panels (m8n8k4's four computations) go in one row, as on a page
+COLUMN = 1100  # the report's column: panels (m8n8k4's four computations) go side by side in as few
+# rows as fit in it, each row holding as many as the others (2 x 2 rather than 3 + 1)
 
 
 def _svg(width: int, height: int, title: str, body: list, lanes: bool = False) -> str:
@@ -76,9 +77,11 @@ def _axes(out: list, x0: int, y0: int, c0: int, c1: int, rows: int, cw: int, ch:
 
 def _panels(panels: list, cw: int, ch: int, draw) -> tuple:
     sizes = [_panel_size(p, cw, ch) for p in panels]
-    across = sum(w for w, _ in sizes) + PANEL_GAP * (len(sizes) - 1) <= SIDE_BY_SIDE
-    out, x, y, width, height = [], 0, 0, 0, 0
-    for p, (w, h) in zip(panels, sizes):
+    per_row = _per_row([w for w, _ in sizes])
+    out, x, y, width, height, row_h = [], 0, 0, 0, 0, 0
+    for k, (p, (w, h)) in enumerate(zip(panels, sizes)):
+        if k and k % per_row == 0:  # the next row of panels
+            x, y, row_h = 0, y + row_h + PANEL_GAP, 0
         out.append(f'<text class="s" x="{x + 4}" y="{y + 15}" style="font-size:12px;font-weight:bold" '
                    f'fill="{p.stroke or "#222"}">{escape(p.caption)}</text>\n')
         yb = y + 22
@@ -92,12 +95,20 @@ def _panels(panels: list, cw: int, ch: int, draw) -> tuple:
                 out.append(f'<rect x="{x0 - 1}" y="{y0 - 1}" width="{(c1 - c0) * cw + 2}" '
                            f'height="{p.rows * ch + 2}" fill="none" stroke="{p.stroke}" stroke-width="3"/>\n')
             yb = y0 + p.rows * ch + 10
-        width, height = max(width, x + w), max(height, y + h)
-        if across:
-            x += w + PANEL_GAP
-        else:
-            y += h + PANEL_GAP
+        width, height, row_h = max(width, x + w), max(height, y + h), max(row_h, h)
+        x += w + PANEL_GAP
     return out, width, height + 4
+
+
+def _per_row(widths: list) -> int:
+    """Panels per row: all of them where they fit in the column, else the most that fit with every
+    row but the last as full as the first."""
+    for rows in range(1, len(widths) + 1):
+        per = -(-len(widths) // rows)
+        if all(sum(widths[k:k + per]) + PANEL_GAP * (len(widths[k:k + per]) - 1) <= COLUMN
+               for k in range(0, len(widths), per)):
+            return per
+    return 1
 
 
 def layout_svg(title: str, panels: list) -> str:

@@ -1,7 +1,7 @@
 """The report folder on disk: what the report owns in it, written, or (`--check`) compared.
 
-The files the report owns: index.html, the Markdown pages, errata.md, timings.json and everything
-under figures/. Everything else in the folder (hardware/, synthetic/, ...) is left alone. Timings are
+The files the report owns: the HTML pages (index.html and one per spec), the Markdown pages,
+errata.md, timings.json and everything under figures/. Everything else in the folder (hardware/, synthetic/, ...) is left alone. Timings are
 the one part of a report that differs from run to run, so they live in timings.json: a check
 renders with the committed timings and compares every other byte."""
 from __future__ import annotations
@@ -11,6 +11,7 @@ import os
 
 TIMINGS = "timings.json"
 ERRATA = "errata.md"  # for a documentation owner: every confirmed erratum, with its evidence
+CONFORMANCE = "conformance.md"  # published layouts (CuTe, Triton, MLIR) against the specs
 FIGURES = "figures"
 
 
@@ -26,7 +27,9 @@ def committed_timings(out: str) -> dict | None:
 
 
 def _owned_on_disk(out: str) -> set:
-    found = set()
+    """The files of the folder that only the report writes: figures and HTML pages (a page of a spec
+    that is gone is removed with it)."""
+    found = {n for n in os.listdir(out) if n.endswith(".html")} if os.path.isdir(out) else set()
     fig = os.path.join(out, FIGURES)
     if os.path.isdir(fig):
         found |= {f"{FIGURES}/{n}" for n in os.listdir(fig)}

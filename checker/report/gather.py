@@ -47,6 +47,8 @@ class SpecView:
     theorems: list  # results about several fragments
     errors: list  # load errors
     relations: bool = False
+    figures_only: list = field(default_factory=list)  # (fragment, its results): drawn only, tables checked
+    results: list = field(default_factory=list)  # every result of the file
 
 
 @dataclass
@@ -74,12 +76,14 @@ def gather(files: list, results: list, hardware: dict, hardware_dumps: int) -> R
         errors = [r for r in mine if r.property == "load" and r.fragment is None]
         theorems = [r for r in mine if r.subject is not None]
         if is_relations_file(path) or errors:
-            views.append(SpecView(path, None, [], theorems, errors, is_relations_file(path)))
+            views.append(SpecView(path, None, [], theorems, errors, is_relations_file(path), results=mine))
             continue
         spec = load_spec(path)
         frags = [_fragment(spec, f, [r for r in mine if r.fragment == f.id and r.subject is None])
                  for f in spec.fragments()]
-        views.append(SpecView(path, spec, frags, theorems, []))
+        drawn = [(f, [r for r in mine if r.fragment == f.id and r.subject is None])
+                 for s in spec.sections for f in s.figures_only]
+        views.append(SpecView(path, spec, frags, theorems, [], figures_only=drawn, results=mine))
     return Report(views, results, hardware, hardware_dumps)
 
 

@@ -27,9 +27,10 @@ def fragment_table(spec, fragment, reading) -> dict:
     return out
 
 
-def render_text(t: dict, letter: str) -> str:
+def render_text(t: dict, letter: str, band: int = 0) -> str:
     """The matrix as a grid, each cell `T<lane>:<element>`, as the document's figures draw it;
-    one grid per MMA computation where the warp runs several."""
+    one grid per MMA computation where the warp runs several. band > 0: at most that many columns
+    side by side, the rest in further bands below (as the report's figures draw m16n8k256's A)."""
     head = f"{t['shape']} {t['id']} ({t['operand']}, {t['rows']}x{t['cols']}, types {', '.join(t['types'])})"
     if t.get("sparse"):
         sp = t["sparse"]
@@ -40,18 +41,24 @@ def render_text(t: dict, letter: str) -> str:
     for k, lanes in enumerate(groups):
         if t["computations"]:
             out.append(f"MMA computation {k + 1} (lanes {', '.join(map(str, lanes))})")
-        out.append(_grid(t, letter, set(lanes)))
+        out.append(_grid(t, letter, set(lanes), band))
     return "\n".join(out)
 
 
-def _grid(t: dict, letter: str, lanes: set) -> str:
+def _grid(t: dict, letter: str, lanes: set, band: int = 0) -> str:
     grid = [["." for _ in range(t["cols"])] for _ in range(t["rows"])]
     for lane, i, r, c in t["entries"]:
         if lane in lanes and r is not None and c is not None and 0 <= r < t["rows"] and 0 <= c < t["cols"]:
             cell = f"T{lane}:{letter}{i}"
             grid[r][c] = cell if grid[r][c] == "." else grid[r][c] + "!"
     width = max(len(x) for row in grid for x in row)
-    lines = ["     " + " ".join(f"{c:>{width}}" for c in range(t["cols"]))]
-    for r, row in enumerate(grid):
-        lines.append(f"{r:>4} " + " ".join(f"{x:>{width}}" for x in row))
+    step = band if band > 0 else t["cols"]
+    lines = []
+    for c0 in range(0, t["cols"], step):
+        cols = range(c0, min(t["cols"], c0 + step))
+        if step < t["cols"]:
+            lines.append(f"columns {cols[0]}..{cols[-1]} of {t['cols']}")
+        lines.append("     " + " ".join(f"{c:>{width}}" for c in cols))
+        for r, row in enumerate(grid):
+            lines.append(f"{r:>4} " + " ".join(f"{row[c]:>{width}}" for c in cols))
     return "\n".join(lines)

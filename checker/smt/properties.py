@@ -97,37 +97,23 @@ class FragmentProver:
         return [prop for prop in self.properties if prop.kind in ("point", "pair")]
 
     def all_hold(self) -> bool:
-        """One query for every property that is about points: each is a violation, so none
-        happens exactly when their disjunction is unsat. That is the common case, and it costs one
-        query instead of one per property; anything else (sat, unknown) is settled property by
-        property, for its smallest witness. Not asked where the plain-Python engine already found
-        a violation."""
+        """One query for every property that is about points, over the lanes of all of a warp's
+        MMA computations at once (prove_computations): each is a violation, so none happens
+        exactly when their disjunction is unsat. Not asked where the plain-Python engine already
+        found a violation."""
         asked = self._asked()
         if any(self.expect.get(prop.name, ("proved",))[0] == "refuted" for prop in asked):
             return False
         return self.session.check("all", disj(prop.violation(self) for prop in asked)).status == "unsat"
 
-    def pointwise(self) -> dict:
-        """The point properties hold together or are asked one by one: one query settles them all
-        when they hold, and each is asked on its own only to find its smallest witness."""
-        points = [prop for prop in self._asked() if prop.kind == "point"]
-        query = "+".join(p.name for p in points)
-        if self.session.check(query, disj(p.violation(self) for p in points)).status == "unsat":
-            return {p.name: Answer("proved", queries=[query]) for p in points}
-        return {p.name: self.ask(p) for p in points}
-
     def all(self, hole_hint=None) -> dict:
         """{property: Answer} for every property given, in the order given."""
         t0 = time.perf_counter()
         asked = self._asked()
-        if self.all_hold():
-            answers = {p.name: Answer("proved", queries=["all"]) for p in asked}
-        else:
-            answers = self.pointwise()
-            answers.update({p.name: self.ask(p) for p in asked if p.kind == "pair"})
-        t1 = time.perf_counter()
-        for a in answers.values():  # the queries answer several properties at once: each is charged its share
-            a.seconds = (t1 - t0) / max(1, len(answers))
+        answers = {}
+        for p in asked:
+            answers[p.name] = self.ask(p)
+            answers[p.name].seconds, t0 = time.perf_counter() - t0, time.perf_counter()
         for p in self.properties:
             if p.kind == "cell":
                 t1 = time.perf_counter()

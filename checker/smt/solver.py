@@ -15,7 +15,13 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from checker.smt import libz3
+import z3
+
+from checker.errors import CheckerError
+
+
+class Z3Error(CheckerError):
+    """z3 rejected a command: a bug in the checker's SMT-LIB text, never a verdict."""
 
 # Each query is bounded by z3's resource limit rather than a clock: the bound is the same on every
 # machine, so a verdict cannot turn unknown on a slower one, and no timer thread is started per
@@ -79,7 +85,7 @@ class _Interpreter:
     one quantified query (covers, when counting cannot decide it) has an interpreter of its own."""
 
     def __init__(self, logic: str | None):
-        self.ctx = libz3.context()
+        self.context = z3.Context()  # kept: z3 deletes the C context when this is collected
         self.header = (f"(set-logic {logic})\n" if logic else "") + "(set-option :random-seed 0)\n"
         self.sent: set = set()
         self.rlimit = None
@@ -88,7 +94,11 @@ class _Interpreter:
         self.run(self.header + "(set-option :ctrl_c false)\n")
 
     def run(self, text: str) -> str:
-        return libz3.eval_smtlib2(self.ctx, text)
+        try:
+            return z3.Z3_eval_smtlib2_string(self.context.ref(), text)
+        except z3.Z3Exception as exc:
+            msg = exc.value.decode(errors="replace") if isinstance(exc.value, bytes) else str(exc.value)
+            raise Z3Error(msg) from None
 
     def prepare(self, body: str, rlimit: int):
         missing = _needed(body, self.sent)
@@ -107,12 +117,6 @@ def _interpreter(quantified: bool = False) -> _Interpreter:
     if quantified not in _INTERPRETERS:
         _INTERPRETERS[quantified] = _Interpreter(None if quantified else "QF_BV")
     return _INTERPRETERS[quantified]
-
-
-def start():
-    """Make the quantifier-free interpreter now: a z3 context costs about 10 ms to create, and
-    the workers a process forks after this inherit it made."""
-    _interpreter()
 
 
 @dataclass

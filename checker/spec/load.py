@@ -10,7 +10,7 @@ from importlib import resources
 from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
 from checker.families import FAMILIES
-from checker.spec import model, text, yamlload
+from checker.spec import layouts, model, text, yamlload
 
 SCHEMA_ID = "ptx-fragment-checker/1"
 MAX_DIM = 1024
@@ -21,28 +21,25 @@ def schema(name: str = "spec.schema.json", package: str = "checker.spec") -> dic
 
 
 @functools.lru_cache(maxsize=None)
-def _gate(name: str):
-    """jsonschema-rs decides whether a file is valid: the common case, and the one a cold proof
-    pays for, costs it a tenth of a millisecond and no import of jsonschema (about 60 ms)."""
-    import jsonschema_rs
-
-    return jsonschema_rs.Draft202012Validator(schema(name))
-
-
-@functools.lru_cache(maxsize=None)
 def validator(name: str = "spec.schema.json", package: str = "checker.spec"):
-    """jsonschema explains an invalid file: its errors say which keyword failed, on which value,
-    under which part of the schema, which is what the located message is made from."""
-    from jsonschema import Draft202012Validator
+    """The JSON Schema 2020-12 validator of one of the checker's schemas. Its errors say which
+    keyword failed, on which value, under which part of the schema: what the located message is
+    made from."""
+    from jsonschema import Draft202012Validator, validators
 
-    return Draft202012Validator(schema(name, package))
+    return validators.extend(Draft202012Validator, {"pattern": _pattern})(schema(name, package))
 
 
-def _valid(value, schema_name: str) -> bool:
-    try:
-        return _gate(schema_name).is_valid(value)
-    except (ValueError, TypeError):  # a value JSON has no type for (a YAML timestamp): let jsonschema say
-        return False
+def _pattern(validator, pattern: str, instance, schema):
+    """`pattern` as JSON Schema means it (ECMA-262), where `$` ends the string. Python's `$` also
+    matches before a final newline, so `"C.s32\n"` would pass `^...$`: the schemas' patterns are
+    anchored, and their final `$` is read as the end of the string."""
+    from jsonschema.exceptions import ValidationError
+
+    if validator.is_type(instance, "string"):
+        anchored = pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith("\\$") else pattern
+        if re.search(anchored, instance) is None:
+            yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 def _path_str(path) -> str:
@@ -55,12 +52,13 @@ def _path_str(path) -> str:
 def check_structure(doc: yamlload.Document, schema_name: str = "spec.schema.json") -> None:
     if not isinstance(doc.value, dict):
         raise SpecError(doc.span(()), f"expected a mapping at the top of the file, found {type(doc.value).__name__}")
-    if _valid(doc.value, schema_name):
+    try:
+        errors = list(validator(schema_name).iter_errors(doc.value))
+    except (ValueError, TypeError):  # a value JSON has no type for (a YAML timestamp)
+        raise SpecError(doc.span(()), "a value has a type JSON does not have") from None
+    if not errors:
         _integers(doc)
         return
-    errors = list(validator(schema_name).iter_errors(doc.value))
-    if not errors:
-        _gate_error(doc, schema_name)
 
     def order(e):
         s = doc.span(tuple(e.absolute_path))
@@ -108,22 +106,6 @@ def _lookup(value, path):
     return value
 
 
-def _gate_error(doc: yamlload.Document, schema_name: str):
-    """jsonschema matches `pattern` with Python's re, where `$` also matches before a final
-    newline; JSON Schema's regexes are ECMA-262's, where it does not. So `"C.s32\n"` passes
-    jsonschema and not jsonschema-rs, which is right, and says where."""
-    try:
-        def at(e):
-            span = doc.span(tuple(e.instance_path))
-            return span.line, span.col
-
-        err = min(_gate(schema_name).iter_errors(doc.value), key=at)
-    except (ValueError, TypeError):
-        raise SpecError(doc.span(()), "a value has a type JSON does not have") from None
-    path = tuple(err.instance_path)
-    raise SpecError(doc.span(path), f"{_path_str(path)}: {err.message[:160]}")
-
-
 def _message(err) -> str:
     """jsonschema's own words, except where they would quote a whole (possibly huge) value."""
     v, value = err.validator, err.validator_value
@@ -140,8 +122,9 @@ def _message(err) -> str:
     return f"fails '{v}' ({json.dumps(value)[:80]}); found {found[:40]}"
 
 
-def load_spec(path: str) -> model.Spec:
-    doc = yamlload.load(path)
+def load_spec(path: str, data: bytes | None = None) -> model.Spec:
+    """The spec of the file at `path` (its bytes `data`, where the caller has read them)."""
+    doc = yamlload.load(path, data)
     check_structure(doc)
     return _Meaning(doc).spec()
 
@@ -187,8 +170,13 @@ class _Meaning:
             for key, out in (("fragments", frags), ("figures_only", drawn)):
                 for fi, fr in enumerate(sec.get(key, [])):
                     fpath = self.unique(seen, base + [key, fi], fr["id"])
+                    if family.moves:
+                        raise SpecError(self.span(fpath, key=True), f"a {family.name} spec gives layouts:, not {key}:")
                     out.extend(self.fragment(fr, fpath, sec["section"], comps, values, sec_family, bound)
                                for bound, values in self.instances(instances, family, fr))
+            for fi, fr in enumerate(sec.get("layouts", [])):  # ldmatrix & co.: readings of figures
+                frags.append(layouts.fragment(self, fr, self.unique(seen, base + ["layouts", fi], fr["id"]),
+                                              sec["section"], family.name))
             same = tuple(model.SameAs(tuple(x["operands"]), x["printed"], tuple(x["fragments"]),
                                       self.span(base + ["same_as", xi]),
                                       tuple(self.erratum(e, base + ["same_as", xi, "errata", k], "same_as", where="same_as")
@@ -200,9 +188,11 @@ class _Meaning:
             sections.append(model.Section(sec["section"], sec["title"], sec["seed"], comps, tuple(frags), same,
                                           tuple(drawn), title_errata, self.span(base + ["title"]),
                                           tuple(sec.get("versions", ())),
-                                          tuple(model.Difference(**d) for d in sec.get("differences", ()))))
-        return model.Spec(self.doc.path, shape, dims["m"], dims["n"], dims["k"], tuple(sections), family.name,
-                          (params,) if params else ())
+                                          tuple(model.Difference(**d) for d in sec.get("differences", ())),
+                                          tuple(sec.get("stated", ()))))
+        found = {f.id: f for s in sections for f in s.fragments}
+        return model.Spec(self.doc.path, shape, dims["m"], dims["n"], dims.get("k"), tuple(sections), family.name,
+                          (params,) if params else (), layouts.compositions(self, v, found))
 
     @staticmethod
     def instances(instances, family, fr) -> list:

@@ -8,7 +8,8 @@ from checker.families import FAMILIES, WARP, Threads
 from checker.spec.text import SourceText
 
 TYPE_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s32": 32, "u8": 8, "s8": 8,
-             "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8, "e2m1": 4, "u4": 4, "s4": 4, "b1": 1}
+             "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8, "e2m1": 4, "u4": 4, "s4": 4, "b1": 1,
+             "b16": 16, "b8": 8}
 KIND_BITS = {"f16x2": 32, "b32": 32, "f32": 32, "s32": 32, "f64": 64, "b64": 64}
 
 
@@ -129,7 +130,19 @@ class Fragment:
     family: str = "mma"
     threads: Threads = WARP  # who holds it: a warp's lanes, a warpgroup's threads
     params: tuple = ()  # (name, value) of a parametric shape's instance: (("N", 64),)
-    figure_reading: FigureReading | None = None  # the formula is a reading of a figure, not the document's text
+    # ldmatrix / stmatrix / movmatrix (a `layouts:` entry): `formula` is then a reading of the
+    # figure, not the document's text, and these say what it is and where it was read from
+    matrices: int = 1  # .num: matrices stacked in the tile
+    forms: tuple = ()  # the PTX instructions it is
+    read_from: tuple = ()  # "CuTe SM75_U32x1_LDSM_N": entries of checker/references/data
+    basis: str | None = None  # what else the reading rests on, in words
+    # wgmma (a fragment with `reading:`): the formula is a reading of a figure, with its sources
+    figure_reading: FigureReading | None = None
+
+    @property
+    def reading_only(self) -> bool:
+        """The formula is a reading of a figure (with provenance), not the document's text."""
+        return bool(self.forms) or self.figure_reading is not None
 
     def types_here(self) -> tuple:
         """The types of the rows that exist at this instance's parameter value (wgmma .s32 only at
@@ -149,6 +162,9 @@ class Fragment:
     @property
     def types(self) -> tuple:
         return tuple(t for row in self.table for t in row.types)
+
+    def __repr__(self) -> str:  # one line: the generated one prints every table row, erratum and span
+        return f"Fragment({self.id!r}: {self.operand} {self.rows}x{self.cols}, .{'/.'.join(self.types)}, at {self.span})"
 
 
 @dataclass(frozen=True)
@@ -179,6 +195,7 @@ class Section:
     title_span: SourceSpan | None = None
     versions: tuple = ()  # the document versions its text was checked against
     differences: tuple = ()  # Difference: where another version prints a row otherwise
+    stated: tuple = ()  # the document's sentences a section's readings rest on, verbatim
 
 
 @dataclass(frozen=True)
@@ -205,12 +222,16 @@ class Spec:
     sections: tuple
     family: str = "mma"
     parameters: tuple = ()  # (name, values): ("N", (8, 16, ..., 256))
+    compositions: tuple = ()  # checker.spec.layouts.Composition: ldmatrix & co. placed on mma fragments
 
     def fragments(self) -> tuple:
         return tuple(f for s in self.sections for f in s.fragments)
 
     def fragment(self, fid: str) -> Fragment | None:
         return next((f for f in self.fragments() if f.id == fid), None)
+
+    def __repr__(self) -> str:  # one line; checker.load (docs/api.md) is the API to compute with
+        return f"Spec({self.shape!r} at {self.path}: {', '.join(f.id for f in self.fragments())})"
 
 
 def dims(family: str, operand: str, values: dict) -> tuple[int, int]:

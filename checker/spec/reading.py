@@ -64,19 +64,18 @@ def formula(fragment: model.Fragment) -> str:
     return formula_source(fragment).text
 
 
-_MEMO: dict = {}
+# (fragment, reading): the readings the mutation campaign puts in place of a fragment's for a block
+_SUBSTITUTED: list = []
 
 
 def materialize(fragment: model.Fragment, revert: model.Erratum | None = None, n: int | None = None) -> Reading:
-    """Memoised per fragment object for the run: the fragment proofs, the theorems and the
-    relations all read the same fragments, and forked workers inherit what is already read."""
-    key = (id(fragment), id(revert), n)
-    hit = _MEMO.get(key)
-    if hit is not None and hit[0] is fragment and hit[1] is revert:
-        return hit[2]
-    reading = _materialize(fragment, revert, n)
-    _MEMO[key] = (fragment, revert, reading)
-    return reading
+    """The fragment's reading (`revert`: with that erratum undone, the printed text; `n`: at that
+    value of the shape's parameter)."""
+    if revert is None and n is None:
+        for substitute, reading in reversed(_SUBSTITUTED):
+            if substitute is fragment:
+                return reading
+    return _materialize(fragment, revert, n)
 
 
 @contextmanager
@@ -84,16 +83,11 @@ def substituted(fragment: model.Fragment, reading: Reading):
     """Everything that reads `fragment` in this block reads `reading` instead: the mutation
     campaign runs a mutant through code (the reference model, crosscheck) that reads layouts by
     fragment, not by reading."""
-    key = (id(fragment), id(None), None)
-    saved = _MEMO.get(key)
-    _MEMO[key] = (fragment, None, reading)
+    _SUBSTITUTED.append((fragment, reading))
     try:
         yield
     finally:
-        if saved is None:
-            _MEMO.pop(key, None)
-        else:
-            _MEMO[key] = saved
+        _SUBSTITUTED.pop()
 
 
 def _materialize(fragment, revert, n) -> Reading:

@@ -6,7 +6,7 @@ the reading still points at the YAML line it came from.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from checker.bounded import shown
 from checker.errors import SourceSpan, SpecError
@@ -18,7 +18,7 @@ class SourceText:
 
     text: str
     file: str
-    origins: tuple  # one (line, col) per character, plus one for the end
+    origins: tuple = field(repr=False)  # one (line, col) per character, plus one for the end (not printed: thousands)
 
     def span(self, offset: int) -> SourceSpan:
         offset = max(0, min(offset, len(self.origins) - 1))

@@ -15,6 +15,7 @@ from checker.errors import SpecError
 from checker.spec.model import KIND_BITS
 from checker.spec.reading import header
 from checker.spec.text import plain
+from checker.theorems import composition
 from checker.theorems.equation import Equation, Side
 from checker.theorems.run import equation_result
 
@@ -31,11 +32,15 @@ def contiguous(fragment) -> str:
     return "col"
 
 
-FAMILIES = ("computations", "shared-layout", "packing", "warpgroup")
-# The theorems each instruction family's specs are held to (checker.families): the warp-level mma's
-# are about its operands A, B, C and its document's words; wgmma's about the warpgroup's fragments
-# and the mma.sync fragments they are made of (checker/theorems/warpgroup.py).
+FAMILIES = ("computations", "shared-layout", "packing", "composition", "warpgroup")
+# The theorems each instruction family's specs are held to (checker.families): these are about
+# the warp-level mma, its operands A, B, C and its document's words; another family's come with
+# its specs.
 THEOREMS = {"mma": ("dimensions", "same-as", "words", "computations", "shared-layout", "packing"),
+            # ldmatrix & co.: their layouts placed on mma fragments (checker/theorems/composition.py)
+            "ldmatrix": ("composition",), "stmatrix": ("composition",), "movmatrix": ("composition",),
+            # wgmma: the warpgroup's fragments and the mma.sync fragments they are made of
+            # (checker/theorems/warpgroup.py)
             "wgmma": ("words", "warpgroup")}
 
 
@@ -44,15 +49,18 @@ def theorems_of(spec) -> tuple:
 
 
 def spec_theorems(spec, readings: dict, opts, families=FAMILIES) -> list:
-    """The theorems that ask new questions; `dimensions` follows from the fragment proofs."""
+    """The theorems that ask new questions; `dimensions` follows from the fragment proofs. Only the
+    spec's own family's theorems (the mutation campaign asks for all of them)."""
+    families = tuple(f for f in families if f in theorems_of(spec))
     out = []
-    families = [f for f in families if f in theorems_of(spec)]  # each family's specs are held to their own
     if "computations" in families:
         out += computations(spec, readings, opts)
     if "shared-layout" in families:
         out += shared(spec, readings)
     if "packing" in families:
         out += packing(spec, readings, opts)
+    if "composition" in families and spec.compositions:
+        out += composition.prove(spec, readings, opts)
     if "warpgroup" in families:
         from checker.theorems import warpgroup  # only a wgmma spec's task needs it
 

@@ -204,7 +204,7 @@ def blame(results: list) -> None:
     relations of the run: with one formula edited, that is the edited one."""
     from collections import Counter
 
-    failing = [r for r in results if r.property == "relation" and r.detail.get("sides")]
+    failing = [r for r in results if r.property in ("relation", "composition") and r.detail.get("sides")]
     count = Counter(name for r in failing for name, _, _ in r.detail["sides"])
     for r in failing:
         r.location = _choose(r.detail["sides"], count) or r.location

@@ -89,16 +89,17 @@ def _entry(folder):
 
 
 def test_the_recording_covers_every_process_of_a_proof(specs, monkeypatch):
-    """The prover process and its workers append to one log: what a same_as neighbour, a relations
-    file and the specs a relation names were read as, and which files were asked about."""
-    from checker import launch
+    """The command's process and its workers append to one log: what a same_as neighbour, a
+    relations file and the specs a relation names were read as, and which files were asked about."""
+    from checker.options import Options
+    from checker.prover import prove_paths
 
     rec = recording.start()
-    launch.overlapped([str(specs / "m16n8k32.yaml")], launch.Options(jobs=2))
+    prove_paths([str(specs / "m16n8k32.yaml")], Options(jobs=2))
     got = rec.stop()
     read = {r[1] for r in got if r[0] == "read"}
     assert str(specs / "m16n8k32.yaml") in read  # this process
-    assert str(specs / "m16n8k16.yaml") in read  # the prover process: a same_as neighbour
+    assert str(specs / "m16n8k16.yaml") in read  # a same_as neighbour
     assert any(r[0] == "isfile" and r[1] == str(specs / "m16n8k16.yaml") for r in got)
 
 
@@ -121,7 +122,7 @@ def test_a_neighbour_outside_the_key_is_covered_by_the_record(specs, tmp_path):
     """By construction: the key names only m16n8k32.yaml; the entry's record names what the
     proof read, and a change to any of it is a miss."""
     from checker.prover import prove_paths
-    from checker.launch import Options
+    from checker.options import Options
 
     target = str(specs / "m16n8k32.yaml")
     k = cache.key([target], {"test": 1})
@@ -216,7 +217,7 @@ def test_a_torn_log_records_nothing_cacheable():
 @pytest.fixture(scope="module")
 def entry(tmp_path_factory):
     """A real entry of a refuted spec (counterexamples, replays) and its key."""
-    from checker.launch import Options
+    from checker.options import Options
     from checker.prover import prove_paths
 
     where = tmp_path_factory.mktemp("entry")
@@ -312,3 +313,22 @@ def test_a_planted_temporary_file_is_not_written_through(tmp_path):
     os.symlink(victim, folder / f".prove-{k}.{os.getpid()}.tmp")
     cache.store(str(folder), k, [Result("s", "f", "covers", PROVED)], [])
     assert victim.read_text() == "keep"
+
+
+def test_a_spec_read_twice_is_loaded_once_and_a_changed_one_again(tmp_path):
+    """checker/loading.py keys what it loaded by the bytes read: the same bytes give the same Spec
+    (a proof's neighbours are read in several places), other bytes a new one, and every read is
+    recorded for the result cache whether or not it was loaded again."""
+    from checker import loading
+
+    path = tmp_path / "m8n8k32.yaml"
+    shutil.copy(os.path.join(SPECS, "m8n8k32.yaml"), path)
+    rec = recording.start()
+    first, _ = loading.load(str(path))
+    again, _ = loading.load(str(path))
+    assert again is first
+    path.write_text(path.read_text().replace("id: C.s32", "id: C.s32x"))
+    changed, _ = loading.load(str(path))
+    assert changed is not first and changed.fragment("C.s32x") is not None
+    reads = {r[-1] for r in rec.stop() if r[0] == "read" and r[1] == str(path)}
+    assert len(reads) == 2  # both versions' bytes are recorded

@@ -17,8 +17,8 @@ def test_prove_text_lists_errata_and_exits_0(run):
            "lane 0 a96 and lane 3 a32 both hold A[8][128]" in r.out
     assert f"replay: checker eval {M256} --fragment A.b1 --lane 0 --i 96 --as-printed 1" in r.out
     assert r.out.rstrip().splitlines()[-1].startswith(
-        "11 specs, 66 fragments: 394 proved, 0 refuted, 0 unknown, 0 spec errors; 29 errata confirmed; "
-        "1 relations file; theorems: 208 proved, 6 refuted as declared, 0 failed")
+        "17 specs, 88 fragments: 504 proved, 0 refuted, 0 unknown, 0 spec errors; 29 errata confirmed; "
+        "1 relations file; theorems: 219 proved, 8 refuted as declared, 0 failed")
 
 
 def test_prove_json_contract(run):
@@ -129,3 +129,131 @@ def test_python_dash_m_entry_point():
     proc = subprocess.run([sys.executable, "-m", "checker", "prove", M256], capture_output=True, text=True,
                           cwd=ROOT, timeout=120)
     assert proc.returncode == 0 and "errata confirmed" in proc.stdout
+
+
+def test_every_command_has_a_description_examples_and_one_name_for_the_spec(run):
+    from checker import commands
+
+    for c in commands.ALL:
+        r = run(c.NAME, "--help")
+        assert r.code == 0, c.NAME
+        usage, _, rest = r.out.partition("\n\n")
+        assert rest.split("\n\n")[0].strip() and not rest.startswith("positional"), f"{c.NAME}: no description"
+        examples = r.out.split("examples:\n\n", 1)[1].splitlines()
+        assert examples and all(e.startswith(f"  checker {c.NAME}") for e in examples), c.NAME
+        assert "PATH" not in usage and " spec" not in usage, f"{c.NAME}: the spec argument is SPEC: {usage}"
+        if c.NAME not in ("schema", "report"):
+            assert "SPEC" in usage, c.NAME
+        if c.NAME != "report":  # report writes a folder (--out)
+            assert "--output FILE" in usage, c.NAME
+
+
+def test_a_mistyped_command_or_choice_names_the_closest(run):
+    r = run("prve", "specs/")
+    assert r.code == 2 and "unknown command 'prve': did you mean 'prove'?" in r.err
+    r = run("exprot")
+    assert r.code == 2 and "did you mean 'export'?" in r.err
+    r = run("zzzz")
+    assert r.code == 2 and "did you mean" not in r.err and "checker --help" in r.err
+    r = run("prove", M256, "--format", "jsn")
+    assert r.code == 2 and "did you mean 'json'?" in r.err
+
+
+def test_version():
+    import checker
+
+    proc = subprocess.run([sys.executable, "-m", "checker", "--version"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"checker (ptx-fragment-checker) {checker.__version__}"
+
+
+def test_output_file_for_a_command_that_prints(run, tmp_path):
+    out = tmp_path / "where.json"
+    r = run("where", os.path.join(SPECS, "m16n8k16.yaml"), "--fragment", "C.float", "--row", "9", "--col", "3",
+            "--format", "json", "--output", str(out))
+    assert r.code == 0 and r.out == ""
+    assert json.loads(out.read_text())["holders"][0]["lane"] == 5
+    r = run("validate", SPECS, "--output", str(tmp_path / "no-such-folder" / "v.txt"))
+    assert r.code == 2 and "--output" in r.err and "no such folder" in r.err
+
+
+def test_table_bands_wide_grids(run):
+    r = run("table", M256, "--fragment", "A.b1")
+    lines = r.out.splitlines()
+    assert max(map(len, lines)) < 160  # 256 columns at one line each would be over 2300 characters
+    bands = [ln for ln in lines if ln.startswith("columns ")]
+    assert bands[0] == "columns 0..15 of 256" and len(bands) == 16
+    # every cell is still drawn once: 16 rows x 256 columns of T<lane>:a<i>
+    assert sum(ln.count("T") for ln in lines) == 16 * 256
+    assert run("table", M256, "--fragment", "A.b1", "--band", "0").out.count("columns ") == 0
+    assert run("table", M256, "--band", "-1").code == 2
+
+
+def test_probe_emit_ptx_writes_kernels_inputs_and_expected_d(run, tmp_path):
+    import numpy as np
+
+    r = run("probe", os.path.join(SPECS, "m8n8k32.yaml"), "--emit-ptx", str(tmp_path))
+    assert r.code == 0
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    variants = run("simulate", os.path.join(SPECS, "m8n8k32.yaml")).out.splitlines()
+    assert sorted(m["instruction"] for m in manifest) == sorted(ln.split()[1] for ln in variants)
+    m = manifest[0]
+    ptx = (tmp_path / m["ptx"]).read_text()
+    assert f".target {m['target']}" in ptx and f".entry {m['kernel']}(" in ptx and m["instruction"] in ptx
+    for op, o in m["operands"].items():
+        size = (tmp_path / o["file"]).stat().st_size
+        assert size == m["warps"] * 32 * o["registers"] * o["bits"] // 8, op
+    # the expected D is the reference model's, from the inputs written beside it
+    from checker.semantics.execute import execute, geometries
+    from checker.semantics.variants import find
+    from checker.spec.load import load_spec
+
+    v, _ = find(load_spec(os.path.join(SPECS, "m8n8k32.yaml")), m["variant"])
+    geo = geometries(v)
+    regs = {op: np.fromfile(tmp_path / o["file"], dtype="<u4" if o["bits"] == 32 else "<u8")
+            .reshape(m["warps"], 32, o["registers"]).astype(np.uint64) for op, o in m["operands"].items()}
+    assert np.array_equal(execute(v, regs["A"], regs["B"], regs["C"], geo), regs["D"])
+    assert "grid (`warps`, 1, 1), block (32, 1, 1)" in (tmp_path / "README.md").read_text()
+    assert run("probe", SPECS, "--emit-ptx", str(tmp_path), "--synthetic").code == 2
+
+
+def _readme() -> str:
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def test_the_readme_quotes_the_tool(run):
+    """The numbers the README quotes are the tool's: the summary lines of `checker prove` (all but
+    the time), the scope of one file, the count of errata."""
+    readme = _readme()
+    for argv in ((SPECS,), (M256,)):
+        last = run("prove", *argv).out.rstrip().splitlines()[-1]
+        counts = last.rsplit(" (", 1)[0]
+        quoted = [ln for ln in readme.splitlines() if ln.startswith(counts.split(":")[0] + ":")]
+        assert quoted and all(ln.rsplit(" (", 1)[0] == counts for ln in quoted), (counts, quoted)
+    scope = next(ln for ln in run("prove", os.path.join(SPECS, "m16n8k16.yaml")).out.splitlines()
+                 if ln.startswith("scope:"))
+    relations = scope.split(": ", 2)[2].split(" relations")[0]
+    specs = len(scope.split("; ", 1)[1].split(" (README")[0].split(", "))
+    assert f"also\nproves the {relations} relations that read m16n8k16 and the {specs} specs they name" in readme
+    errata = json.loads(run("errata", SPECS, "--format", "json").out)["counts"]["errata"]
+    assert f"`checker errata specs/` lists all {errata} " in readme
+
+
+def test_fragment_counts_agree_between_commands(run):
+    """validate, prove and the report count the same fragments: those with formulas and those the
+    document gives only as figures."""
+    validated = json.loads(run("validate", SPECS, "--format", "json").out)
+    total = sum(x.get("fragments", 0) for x in validated)
+    drawn = sum(x.get("figures_only", 0) for x in validated)
+    last = run("prove", SPECS).out.rstrip().splitlines()[-1]
+    assert f", {total} fragments:" in last and drawn == 4
+    import checker
+
+    specs = [checker.load(os.path.join(SPECS, n)) for n in sorted(os.listdir(SPECS))
+             if n.endswith(".yaml") and n != "relations.yaml"]
+    assert sum(len(s.ids) + len(s.figures_only) for s in specs) == total
+    with open(os.path.join(ROOT, "reports", "README.md"), encoding="utf-8") as fh:
+        summary = fh.read()
+    assert f"| fragments with formulas (each proved) | {total - drawn} |" in summary
+    assert f"| fragments the document gives only as figures (their tables checked) | {drawn} |" in summary

@@ -2,8 +2,7 @@
 
 Each test runs the console script on its own copy of the specs, marked by an environment
 variable that every process of the command inherits (and a folder name in its command line), and
-finds those processes in /proc: while the command runs (the prover and its workers, or the
-workers of `mutate`), and after it has ended. SIGINT and SIGTERM are sent mid-proof, mid-mutation
+finds those processes in /proc: while the command runs (the command and its workers), and after it has ended. SIGINT and SIGTERM are sent mid-proof, mid-mutation
 and to the whole process group; a proof that finishes, a proof in one process, a usage error and
 `--help` end the same way. No test sleeps for a race: /proc is polled against a deadline."""
 import json
@@ -22,7 +21,7 @@ from conftest import ROOT, SPECS
 pytestmark = pytest.mark.skipif(not (hasattr(os, "fork") and os.path.isdir("/proc")),
                                 reason="reads /proc to find the processes of a command that forks")
 
-# copies of specs/ in a slow input: the command loads them all before its prover's workers start,
+# copies of specs/ in a slow input: the command loads them all before its workers start,
 # and proving them lasts far longer than a test takes to see a worker and signal
 COPIES = 2
 MUTATED = ("m16n8k16.yaml", "m16n8k256.yaml", "m8n8k4.yaml")
@@ -99,6 +98,23 @@ def _wait_for(marker: str, count: int, proc: subprocess.Popen, deadline_s: float
     pytest.fail(f"{count} processes of the command never ran at once")
 
 
+def _wait_until_it_handles(pid: int, proc: subprocess.Popen, deadline_s: float = 60.0) -> None:
+    """Until the command has installed its handlers (checker/children.py): Python catches SIGINT
+    from its start, but only the command catches SIGTERM (its SigCgt mask in /proc), so a signal
+    sent after this tests the command's end, not Python's start."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with open(f"/proc/{pid}/status") as fh:
+                caught = next(int(ln.split()[1], 16) for ln in fh if ln.startswith("SigCgt:"))
+        except (OSError, StopIteration):
+            caught = 0
+        if caught >> (signal.SIGTERM - 1) & 1:
+            return
+        time.sleep(0.002)
+    pytest.fail("the command never installed its signal handlers")
+
+
 def _ends_clean(proc: subprocess.Popen, seen: set, marker: str, code: int, zombies: bool = True):
     """The command exits with `code`, and one second after, no process of it remains (nor a
     zombie: the command reaped them all, unless `zombies` is False)."""
@@ -118,22 +134,20 @@ def _marker(tmp_path, name: str) -> str:
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_mid_proof_ends_every_process(tmp_path, sig, code):
-    """Sent to the command's process while its prover and a worker the prover forked prove."""
+    """Sent to the command's process while it and the worker it forked prove."""
     marker = _marker(tmp_path, f"prove-{sig}")
     proc = _start(marker, ["prove", *_input(tmp_path, marker, COPIES), "--jobs", "2"])
-    seen = _wait_for(marker, 3, proc)  # the command, the prover, the prover's worker
+    seen = _wait_for(marker, 2, proc)  # the command and its worker
     os.kill(proc.pid, sig)
     _ends_clean(proc, seen, marker, code)
 
 
 def test_a_signal_to_a_proof_in_one_process(tmp_path):
-    """--jobs 1: the prestarted prover ended unused, the command proves alone; SIGINT ends it."""
+    """--jobs 1: the command proves alone; SIGINT ends it."""
     marker = _marker(tmp_path, "one")
     proc = _start(marker, ["prove", *_input(tmp_path, marker, COPIES), "--jobs", "1"])
-    seen = _wait_for(marker, 2, proc)  # the command and the prover prestarted before --jobs was read
-    deadline = time.monotonic() + 30
-    while len(_marked(marker)) > 1 and time.monotonic() < deadline:
-        time.sleep(0.002)
+    seen = _wait_for(marker, 1, proc)
+    _wait_until_it_handles(proc.pid, proc)
     os.kill(proc.pid, signal.SIGINT)
     _ends_clean(proc, seen, marker, 130)
 
@@ -142,7 +156,7 @@ def test_ctrl_c_to_the_process_group_ends_every_process(tmp_path):
     """As a terminal's Ctrl-C does: SIGINT to every process of the command at once."""
     marker = _marker(tmp_path, "group")
     proc = _start(marker, ["prove", *_input(tmp_path, marker, COPIES), "--jobs", "2"], start_new_session=True)
-    seen = _wait_for(marker, 3, proc)
+    seen = _wait_for(marker, 2, proc)  # the command and its worker
     os.killpg(proc.pid, signal.SIGINT)
     _ends_clean(proc, seen, marker, 130)
 
@@ -158,14 +172,13 @@ def test_a_signal_mid_mutation_ends_every_process(tmp_path, sig, code):
 
 
 def test_a_killed_command_takes_its_processes_with_it(tmp_path):
-    """SIGKILL runs no handler: the kernel ends the prover (PR_SET_PDEATHSIG), and the prover's
-    end ends its worker. Nobody of the command is left to reap them: that is init's work (which
+    """SIGKILL runs no handler: the kernel ends the worker (PR_SET_PDEATHSIG). Nobody of the command is left to reap them: that is init's work (which
     some container inits never do), so a zombie counts as ended here."""
     if not sys.platform.startswith("linux"):
         pytest.skip("PR_SET_PDEATHSIG is Linux's")
     marker = _marker(tmp_path, "kill")
     proc = _start(marker, ["prove", *_input(tmp_path, marker, COPIES), "--jobs", "2"])
-    seen = _wait_for(marker, 3, proc)
+    seen = _wait_for(marker, 2, proc)  # the command and its worker
     os.kill(proc.pid, signal.SIGKILL)
     _ends_clean(proc, seen, marker, -signal.SIGKILL, zombies=False)
 
@@ -187,7 +200,7 @@ print(json.dumps([code, left]))
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a subreaper (prctl) finds what outlives the command")
 @pytest.mark.parametrize("argv, code", [([], None), (["--jobs", "1"], None), (["--jobs", "0"], 2), (["--help"], 0)])
 def test_a_command_that_ends_leaves_no_process(tmp_path, argv, code):
-    """A finished proof (its prover and workers reaped before the command returns, not left
+    """A finished proof (its workers reaped before the command returns, not left
     exiting), a proof in one process, a usage error, help: nothing remains, nor a zombie, once it
     has returned."""
     spec = tmp_path / "m8n8k32.yaml"

@@ -1,7 +1,5 @@
-"""The processes of a proof. `checker prove` overlapped on two (checker/launch.py): the same
-results as in one, the command's own process never imports z3 or lark; a prover process forked
-before the command line is parsed is the one a Run takes, or is ended whatever the command line
-says. Tasks shared with forked workers (checker/workers.py): the same answers as a loop, in
+"""The processes of a proof: in two (--jobs 2) the same results as in one; loading a spec imports
+no prover. Tasks shared with forked workers (checker/workers.py): the same answers as a loop, in
 order, however many. A process that fails or dies is reported in a line, never waited on
 forever; one that answered whole is reaped once gone, not waited for."""
 import json
@@ -15,11 +13,12 @@ import pytest
 
 from conftest import CASES, ROOT, SPECS
 
-from checker import children, launch, prover, workers
+from checker import children, prover, workers
+from checker.options import Options
 from checker.errors import CheckerError
 from checker.files import under
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the overlap forks; without fork it is never used")
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="workers fork; without fork a proof runs in one process")
 
 BAD_INJECTIVE = os.path.join(CASES, "mutants", "injective-mask", "m16n8k256.yaml")
 BROKEN = os.path.join(CASES, "bad", "broken-yaml", "m8n8k32.yaml")
@@ -44,68 +43,38 @@ def _plain(results):
             for r in results]
 
 
-def test_overlapped_gives_the_results_of_one_process():
+def test_a_proof_in_two_processes_gives_the_results_of_one():
     files = under([SPECS], (".yaml", ".yml")) + [BAD_INJECTIVE, BROKEN, UNKNOWN_NAME]
-    opts = launch.Options(jobs=2)
-    one = prover.prove_paths(files, opts)
-    two = launch.overlapped(files, opts)
+    one = prover.prove_paths(files, Options(jobs=1))
+    two = prover.prove_paths(files, Options(jobs=2))
     assert _plain(two) == _plain(one)
     assert any(r.verdict == "REFUTED" and not r.erratum for r in two)  # the mutant
     assert {r.spec for r in two if r.verdict == "SPEC_ERROR"} == {BROKEN, UNKNOWN_NAME}  # loading; lowering
 
 
-def test_the_command_process_imports_neither_z3_nor_lark():
-    code = ("import io, sys\nfrom checker.cli import main\nout = io.StringIO()\n"
-            f"code = main(['prove', {os.path.join(SPECS, 'm16n8k256.yaml')!r}, '--jobs', '2'], out)\n"
-            "print(code, 'z3' in sys.modules, 'lark' in sys.modules, out.getvalue().splitlines()[-1])")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
-                          env=dict(os.environ, CHECKER_NO_CACHE="1"))
-    assert proc.returncode == 0, proc.stderr
-    code, z3, lark, last = proc.stdout.split(" ", 3)
-    assert (code, z3, lark) == ("0", "False", "False")
-    assert "errata confirmed" in last and proc.stderr == ""
-
-
-def test_the_prover_process_imports_in_one_thread_only(tmp_path):
-    """Where the z3 package ships no library of its own, z3's Python binding is imported: never
-    in the thread that makes the z3 context beside the prover's imports (two threads importing at
-    once can find a module half made: "partially initialized module 'typing'", 2 runs in 30)."""
-    log = tmp_path / "imports-in-threads"
-    code = ("import sys, threading\nfrom checker.smt import libz3\nlibz3._shipped = lambda: None\n"
-            "class Watch:\n    def find_spec(self, name, path=None, target=None):\n"
-            "        if threading.current_thread() is not threading.main_thread():\n"
-            f"            open({str(log)!r}, 'a').write(name + '\\n')\n"
-            "sys.meta_path.insert(0, Watch())\nfrom checker import launch\n"
-            f"results = launch.overlapped([{os.path.join(SPECS, 'm8n8k32.yaml')!r}], launch.Options(jobs=2))\n"
-            "print(len(results), all(not r.failed() for r in results))")
+def test_loading_a_spec_imports_neither_z3_nor_lark():
+    """Reading specs (YAML, the schema, the model) is the part of a command that needs no prover:
+    `validate`, `table` of a parsed layout aside, and a cache hit stay off the solver's imports."""
+    code = ("import sys\nfrom checker.spec.load import load_spec\n"
+            f"spec = load_spec({os.path.join(SPECS, 'm16n8k256.yaml')!r})\n"
+            "print(len(spec.fragments()), 'z3' in sys.modules, 'lark' in sys.modules)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split()[1] == "True" and int(proc.stdout.split()[0]) > 10
-    assert not log.exists(), log.read_text()
+    assert proc.stdout.split() == ["3", "False", "False"]
 
 
-def test_a_failing_prover_process_is_reported(monkeypatch):
-    def broken(*args):
-        raise RuntimeError("no solver today")
+def test_a_failing_worker_of_a_proof_is_reported(monkeypatch):
+    real, parent = prover.prove_fragment, os.getpid()
 
-    monkeypatch.setattr(prover, "prove_loaded", broken)  # the forked child inherits it
-    with pytest.raises(CheckerError, match="the prover process failed: RuntimeError: no solver today"):
-        launch.overlapped([os.path.join(SPECS, "m8n8k32.yaml")], launch.Options(jobs=2))
+    def broken(*args, **kwargs):
+        if os.getpid() != parent:
+            raise RuntimeError("no solver today")
+        time.sleep(0.05)  # the parent takes its tickets slowly: the worker is sure to take one
+        return real(*args, **kwargs)
 
-
-def test_a_dead_prover_process_is_reported(monkeypatch):
-    monkeypatch.setattr(prover, "prove_loaded", lambda *args: os._exit(7))
-    with pytest.raises(CheckerError, match=r"ended without an answer \(exit status 7\)"):
-        launch.overlapped([os.path.join(SPECS, "m8n8k32.yaml")], launch.Options(jobs=2))
-
-
-def test_a_failure_while_loading_ends_the_prover_process(monkeypatch):
-    def broken(path):
-        raise KeyError(path)
-
-    monkeypatch.setattr(launch, "load", broken)
-    with pytest.raises(KeyError):  # raised, not waited on: the child read an end of file and exited
-        launch.overlapped([os.path.join(SPECS, "m8n8k32.yaml")], launch.Options(jobs=2))
+    monkeypatch.setattr(prover, "prove_fragment", broken)  # the forked worker inherits it
+    with pytest.raises(CheckerError, match="a worker process failed: RuntimeError: no solver today"):
+        prover.prove_paths([os.path.join(SPECS, "m16n8k16.yaml")], Options(jobs=2))
 
 
 def _square(x):
@@ -161,75 +130,3 @@ def _reaped_soon(pid) -> bool:
             return True
         time.sleep(0.01)
     return False
-
-
-def test_an_unused_run_ends_its_prover_process(monkeypatch):
-    monkeypatch.setattr(launch, "overlaps", lambda opts: True)  # this test process imported the provers
-    with launch.Run(launch.Options(jobs=2)) as run:  # as on a cache hit: started, never sent anything
-        pid = run.child.pid
-        assert not _reaped(pid)
-    assert _reaped_soon(pid)
-
-
-def test_an_error_before_proving_ends_the_prover_process(monkeypatch):
-    monkeypatch.setattr(launch, "overlaps", lambda opts: True)
-    with pytest.raises(ValueError, match="the cache broke"):
-        with launch.Run(launch.Options(jobs=2)) as run:
-            pid = run.child.pid
-            raise ValueError("the cache broke")
-    assert _reaped_soon(pid)
-
-
-def test_a_run_proves_in_one_process_where_it_cannot_overlap():
-    run = launch.Run(launch.Options(jobs=1))
-    assert run.child is None
-    assert _plain(run.prove([os.path.join(SPECS, "m8n8k32.yaml")])) == \
-        _plain(prover.prove_paths([os.path.join(SPECS, "m8n8k32.yaml")], launch.Options(jobs=1)))
-
-
-def test_a_prestarted_prover_process_is_the_one_a_run_takes(monkeypatch):
-    monkeypatch.setattr(launch, "overlaps", lambda opts: opts.jobs > 1)
-    launch.prestart(["validate", SPECS])
-    assert launch._EARLY == []  # only a proof starts a prover
-    launch.prestart(["prove", SPECS])
-    pid = launch._EARLY[0].pid
-    files = [os.path.join(SPECS, "m8n8k32.yaml")]
-    with launch.Run(launch.Options(jobs=2)) as run:
-        assert run.child.pid == pid and launch._EARLY == []
-        got = run.prove(files)
-    assert _reaped_soon(pid)
-    assert _plain(got) == _plain(prover.prove_paths(files, launch.Options(jobs=1)))
-
-
-def test_a_prestarted_prover_process_ends_when_the_options_say_one_process(monkeypatch):
-    monkeypatch.setattr(launch, "overlaps", lambda opts: opts.jobs > 1)
-    launch.prestart(["prove", SPECS])
-    pid = launch._EARLY[0].pid
-    run = launch.Run(launch.Options(jobs=1))
-    assert run.child is None and _reaped_soon(pid)
-
-
-def test_a_prestarted_prover_process_ends_when_no_run_takes_it(monkeypatch):
-    monkeypatch.setattr(launch, "overlaps", lambda opts: opts.jobs > 1)
-    launch.prestart(["prove", "--help"])
-    pid = launch._EARLY[0].pid
-    launch.stop_early()
-    assert _reaped_soon(pid) and launch._EARLY == []
-
-
-def test_a_child_that_answered_whole_is_not_waited_for():
-    """Its exit (freeing a z3 context, a copy of this process) is off the critical path: the answer
-    is read while the child is still there, and the child is reaped once it has gone."""
-    answers_in, answers_out = os.pipe()
-    pid = children.fork()
-    if pid == 0:
-        os.close(answers_in)
-        os.write(answers_out, __import__("pickle").dumps(("results", 42)))
-        os.close(answers_out)
-        time.sleep(30)  # still exiting, as far as the parent can tell
-        os._exit(0)
-    os.close(answers_out)
-    assert workers.answer(answers_in, pid) == ("results", 42)
-    assert not _reaped(pid)
-    os.kill(pid, signal.SIGKILL)
-    assert _reaped_soon(pid)

@@ -1,5 +1,6 @@
 """`checker report`: the pages and figures, the committed report kept current (`--check`), and the
 figures placing every cell where the document's figures do."""
+import json
 import os
 import re
 import shutil
@@ -102,10 +103,23 @@ def test_every_page_and_figure_is_written_and_linked(report_dir):
     assert {"index.html", "README.md", "isa-coverage.md", "timings.json", "figures"} <= names
     for shape in ("m16n8k16", "m16n8k256", "m8n8k32", "m8n8k4", "relations"):
         assert f"{shape}.md" in names
-    index = _read(report_dir, "index.html")
+    # one HTML page per report page: index.html is the summary, each spec has its own
+    pages = sorted(n for n in names if n.endswith(".html"))
+    assert pages == sorted(["index.html"] + [n[:-3] + ".html" for n in names
+                                             if n.endswith(".md") and n not in ("README.md", "errata.md", "conformance.md")])
+    html = {p: _read(report_dir, p) for p in pages}
     figs = sorted(os.listdir(os.path.join(report_dir, "figures")))
-    referenced = sorted(set(re.findall(r'<img src="figures/([^"]+)"', index)))
+    referenced = sorted({f for text in html.values() for f in re.findall(r'<img src="figures/([^"]+)"', text)})
     assert figs == referenced and len(figs) >= 2 * 23
+    # every link between the pages lands on a page and an id that exist; a fragment has an address
+    ids = {p: set(re.findall(r' id="([^"]+)"', text)) for p, text in html.items()}
+    for p, text in html.items():
+        for page, frag in re.findall(r'<a[^>]* href="([\w.-]*\.html|)(?:#([^"]*))?"', text):
+            target = page or p
+            assert target in html, (p, page)
+            assert not frag or frag in ids[target], (p, page, frag)
+    assert "af16" in ids["m16n8k16.html"] and "ab1" in ids["m16n8k256.html"]
+    assert 'href="m16n8k256.html#ab1"' in html["index.html"]
     # every relative link of every Markdown page lands on a file that exists
     for page in (n for n in names if n.endswith(".md")):
         for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", _read(report_dir, page)):
@@ -124,6 +138,33 @@ def test_pages_show_proofs_formulas_and_errata(report_dir):
     summary = _read(report_dir, "README.md")
     assert "| errata of the document confirmed (the printed text fails as declared) | 36 |" in summary  # 7 of wgmma tables
     assert "| refuted (failures) | 0 |" in summary
+
+
+def test_the_summary_lists_every_erratum_and_every_figure_only_fragment(report_dir, run):
+    """The summary's errata table has a row for each erratum `checker errata` confirms (titles,
+    sentences and figure-only fragments included), each linked to where it is."""
+    listed = json.loads(run("errata", SPECS, "--format", "json").out)["errata"]
+    summary = _read(report_dir, "README.md")
+    table = summary[summary.index("## Errata found in the document"):summary.index("## Fragments given only")]
+    rows = [ln for ln in table.splitlines() if ln.startswith("| [m")]
+    assert len(rows) == len(listed) == 35  # 7 of the wgmma tables
+    for row, e in zip(rows, listed):
+        assert f"`{os.path.relpath(e['at'], ROOT)}`" in row and e["kind"] in row
+    assert "title ([§9.7.14.5.9](m16n8k16.md#errata-of-titles-and-sentences))" in table
+    drawn = summary[summary.index("## Fragments given only as figures"):summary.index("## Slowest")]
+    for shape, fid in (("m16n8k16", "B.sp.tf32"), ("m16n8k32", "B.sp.f16"), ("m16n8k64", "B.sp.i8"),
+                       ("m16n8k128", "B.sp.i4")):
+        assert f"[{fid}]({shape}.md#{fid.replace('.', '').lower()})" in drawn
+        assert f"## {fid}" in _read(report_dir, f"{shape}.md")
+    assert "| fragments with formulas (each proved) | 202 |" in summary  # 62 of mma, 22 ldmatrix & co., 118 wgmma readings
+    assert "| fragments the document gives only as figures (their tables checked) | 4 |" in summary
+
+
+def test_formulas_wrap_and_wide_ones_stand_one_above_the_other(report_dir):
+    index = _read(report_dir, "m16n8k256.html")
+    assert "white-space: pre-wrap" in index
+    a = index[index.index('id="ab1"'):index.index('id="bb1"')]
+    assert '<div class="pair wide">' in a  # its conditions are longer than half the column
 
 
 def test_errata_page_lists_every_erratum_with_its_evidence(report_dir):
@@ -278,3 +319,20 @@ def test_hardware_dumps_that_agree_are_counted_per_type(tmp_path):
     assert counts == {("m16n8k16", "A", "bf16"): 1, ("m16n8k16", "B", "bf16"): 1, ("m16n8k16", "C/D", "f32"): 1}
     # the synthetic dumps themselves never count
     assert isa.hardware_agreement(files, os.path.join(ROOT, "reports", "synthetic")) == ({}, 0)
+
+
+def test_docs_quote_the_report():
+    """docs/report.md's numbers are the committed report's: the holes and overlaps of m16n8k256 A
+    as printed (its heat map), and the report's size."""
+    with open(os.path.join(ROOT, "docs", "report.md"), encoding="utf-8") as fh:
+        text = " ".join(fh.read().split())
+    svg = _read(ROOT, "reports", "figures", "m16n8k256.A.b1.printed-1.svg")
+    holes = len(re.findall(r'<rect [^>]*fill="#d73027"[^>]*/><text class="w"[^>]*>0<', svg))
+    overlaps = len(re.findall(r'<rect [^>]*fill="#542788"[^>]*/><text class="w"[^>]*>\d+<', svg))
+    assert holes == overlaps == 256
+    assert f"m16n8k256 A shows its {holes} holes" in text and f"and {overlaps} overlaps" in text
+    folder = os.path.join(ROOT, "reports")
+    owned = [os.path.join(folder, n) for n in os.listdir(folder) if n.endswith((".html", ".md", ".json"))]
+    figs = [os.path.join(folder, "figures", n) for n in os.listdir(os.path.join(folder, "figures"))]
+    size = sum(map(os.path.getsize, owned + figs))
+    assert f"the report is {size / 1e6:.1f} MB ({sum(map(os.path.getsize, figs)) / 1e6:.1f} MB of it SVG" in text

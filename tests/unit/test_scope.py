@@ -52,7 +52,7 @@ def test_prove_of_the_edited_file_alone_fails_at_the_edited_line(run, tmp_path, 
     folder, path, line = edited(tmp_path, name)
     r = run("prove", path, "--jobs", "1")
     assert r.code == 1, r.out
-    errors = [ln for ln in r.out.splitlines() if ": error: " in ln]
+    errors = [ln for ln in r.out.splitlines() if ": error: " in ln and ": error: composition " not in ln]
     assert errors and all(": error: relation " in ln for ln in errors)  # every per-fragment proof holds
     assert all(ln.startswith(f"{path}:{line}:") for ln in errors), errors  # at the edited formula
     assert f"{folder}/relations.yaml:" in r.out and "is declared here" in r.out  # the relation's line, a note
@@ -64,11 +64,13 @@ def test_prove_of_the_edited_file_in_json_and_sarif(run, tmp_path):
     folder, path, line = edited(tmp_path, "B.f16 row")
     js = json.loads(run("prove", path, "--format", "json", "--jobs", "1").out)
     failed = [x for x in js["results"] if x["verdict"] == "REFUTED" and not x["declared"] and not x["erratum"]]
+    # the ldmatrix compositions that rest on B.f16 fail too (tests/unit/test_ldmatrix.py): set aside here
+    failed = [x for x in failed if x["property"] != "composition"]
     assert failed and {x["property"] for x in failed} == {"relation"}
     assert all(x["location"].startswith(f"{path}:{line}:") for x in failed)
     assert all(x["counterexample"]["relation_at"].startswith(f"{folder}/relations.yaml:") for x in failed)
     sarif = json.loads(run("prove", path, "--format", "sarif", "--jobs", "1").out)
-    errors = [x for x in sarif["runs"][0]["results"] if x["level"] == "error"]
+    errors = [x for x in sarif["runs"][0]["results"] if x["level"] == "error" and x["ruleId"] != "composition"]
     assert errors and all(x["locations"][0]["physicalLocation"]["region"]["startLine"] == line for x in errors)
     assert all(x["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("relations.yaml")
                for x in errors)
@@ -101,14 +103,15 @@ def test_a_spec_with_no_relations_beside_it_is_its_own_scope(tmp_path):
     assert sc.files == [str(tmp_path / "m8n8k4.yaml")] and not sc.widened()
 
 
-def test_the_scope_is_the_same_through_the_overlapped_prover(run, tmp_path):
-    """The relations file's restriction travels to the prover process (pickled) and the cache key."""
-    from checker import launch, prover
+def test_the_scope_is_the_same_in_one_process_and_with_workers(run, tmp_path):
+    """The relations file's restriction reaches the forked workers."""
+    from checker import prover
+    from checker.options import Options
     from checker.scope import widen
 
     sc = widen([os.path.join(SPECS, "m16n8k256.yaml")])
-    one = prover.prove_paths(sc.files, launch.Options(jobs=1))
-    two = launch.overlapped(sc.files, launch.Options(jobs=2))
+    one = prover.prove_paths(sc.files, Options(jobs=1))
+    two = prover.prove_paths(sc.files, Options(jobs=2))
     key = lambda rs: sorted((r.spec, r.fragment or r.subject, r.property, r.verdict) for r in rs)  # noqa: E731
     assert key(one) == key(two)
     rels = {r.subject for r in one if r.property == "relation"}

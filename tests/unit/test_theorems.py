@@ -18,7 +18,8 @@ from checker.theorems import equation as py_equation
 from checker.theorems.relations import load_relations
 
 RELATIONS = os.path.join(SPECS, "relations.yaml")
-THEOREMS = ("dimensions", "computations", "shared-layout", "packing", "relation", "same-as", "words", "warpgroup")
+THEOREMS = ("dimensions", "computations", "shared-layout", "packing", "relation", "same-as", "words",
+            "composition", "warpgroup")  # composition: ldmatrix & co. (test_ldmatrix.py); warpgroup: wgmma (test_wgmma.py)
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +55,8 @@ def test_declared_non_relations_are_refuted_with_a_counterexample(seed_results):
     assert {x["subject"] for x in declared} == {
         "ldmatrix-blocks/m8n8k4/A.f16.row", "ldmatrix-blocks/m8n8k4/A.f16.col", "ldmatrix-blocks/m8n8k4/B.f16.row",
         "ldmatrix-blocks/m8n8k4/B.f16.col", "accumulators/m8n8k4/f16-vs-f32", "words/m16n8k8/A.tf32-vs-A.f16",
-        "d-to-a-reuse: D.f32[N=256] to m64nNk8/A.tf32"}
+        "ldmatrix.x2/m16n8k16/B.f16-k-major-is-not", "movmatrix/is-not-a-no-op",  # compositions (test_ldmatrix.py)
+        "d-to-a-reuse: D.f32[N=256] to m64nNk8/A.tf32"}  # wgmma (test_wgmma.py)
     acc = next(x for x in declared if x["subject"] == "accumulators/m8n8k4/f16-vs-f32")
     # how the two accumulator layouts differ, exactly
     assert "128 of 256 points give different cells" in acc["message"]

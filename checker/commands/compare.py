@@ -1,0 +1,103 @@
+"""`checker compare`: a user's layout (CuTe, Triton bases, a CSV table, a Python function) proved
+equal to a spec fragment, or refuted with the smallest counterexample (checker/compare/)."""
+from __future__ import annotations
+
+import json
+
+from checker import outputs
+from checker.commands.common import add_fragment, add_specs, check_outputs, command, load_fragment
+from checker.errors import UsageError
+
+NAME = "compare"
+
+
+def add(sub) -> None:
+    cp = command(sub, NAME, "prove your layout (CuTe, Triton, a table, a function) equal to a spec fragment, "
+                             "or refute it with the smallest counterexample",
+                 "Prove a layout of your own equal to a spec fragment's, by z3 and by enumerating every "
+                 "(thread, i) (the two must agree), or refute it at the smallest (thread, i), naming the "
+                 "thread, the element and both cells. Exit 0 equal, 1 differs, 2 usage, 3 malformed input.",
+                 ['checker compare specs/m16n8k16.yaml --fragment A.f16 --cute "((4,8),(2,2,2)):((32,1),(16,8,128))"'
+                  "   # CuTe's SM80 A trait",
+                  "checker compare specs/m16n8k16.yaml --fragment C.float --triton c.json   # export --to triton's bases",
+                  "checker compare specs/m16n8k16.yaml --fragment B.f16 --python mylayouts:b_cell --format json"])
+    add_specs(cp, "spec", one=True)
+    add_fragment(cp)
+    given = cp.add_mutually_exclusive_group(required=True)
+    given.add_argument("--cute", metavar="SHAPE:STRIDE",
+                       help="a CuTe TV layout, ((4,8),(2,2,2)):((32,1),(16,8,128)) or Layout<Shape<..>,Stride<..>>: "
+                            "(thread, value) -> column-major index into M x K (A), N x K (B), M x N (C/D)")
+    given.add_argument("--cute-copy", metavar="FILE.yaml",
+                       help="a CuTe ldmatrix/stmatrix/movmatrix copy atom: YAML with kind: cute-copy, registers, "
+                            "memory, tile, element_bits (docs/references.md)")
+    given.add_argument("--triton", metavar="FILE", help="linear-layout bases over (row, col): JSON "
+                       "(register/lane/warp or reg_bases/lane_bases/warp_bases) or what `export --to triton` writes")
+    given.add_argument("--table", metavar="FILE.csv", help="CSV lines thread,i,row,col")
+    given.add_argument("--python", metavar="MODULE:FUNCTION",
+                       help="a function (thread, i) -> (row, col) of your module (imported and run: your own code)")
+    cp.add_argument("--computation", metavar="N|all",
+                    help="m8n8k4 .f16: compare with MMA computation N's lanes (the thread index is the position "
+                         "among them, CuTe's SM70 quad-pair numbering), or each in turn (all); default: the "
+                         "whole warp, the thread index is the lane")
+    cp.add_argument("--format", choices=["text", "json"], default="text")
+    cp.add_argument("--output", metavar="FILE", help="write the result here instead of stdout")
+    cp.set_defaults(own_output=True)
+
+
+def _computation(args, frag):
+    if args.computation is None:
+        return None
+    if not frag.computations:
+        raise UsageError(f"{frag.id} is held by the whole warp: --computation applies only to mma.m8n8k4 .f16")
+    if args.computation == "all":
+        return "all"
+    if not args.computation.isdigit() or not 1 <= int(args.computation) <= len(frag.computations):
+        raise UsageError(f"--computation takes 1..{len(frag.computations)} or all for {frag.id}")
+    return int(args.computation)
+
+
+def candidate(args, frag):
+    from checker.compare import inputs
+
+    if args.cute is not None:
+        return inputs.cute(args.cute, frag)
+    if args.cute_copy is not None:
+        from checker.references.load import load_copy_atom
+
+        return load_copy_atom(args.cute_copy)
+    if args.triton is not None:
+        return inputs.triton(args.triton)
+    if args.table is not None:
+        return inputs.table(args.table)
+    return inputs.function(args.python)
+
+
+def run(args, out, err) -> int:
+    import os
+
+    from checker.compare import compare_layout
+
+    check_outputs(args)
+    spec, frag = load_fragment(args.spec, args.fragment)
+    comp = _computation(args, frag)
+    cand = candidate(args, frag)
+    name = os.path.splitext(os.path.basename(args.spec))[0]
+    result = compare_layout(frag, cand, comp, spec_name=name)
+    if args.format == "json":
+        text = json.dumps(result.to_json(), indent=1) + "\n"
+    else:
+        text = render_text(result)
+        if not result.equal and frag.computations and comp is None and args.cute is not None:
+            text += ("    (the thread index here is the lane; CuTe's SM70 layouts number a quad-pair's threads "
+                     "0..7: --computation all)\n")
+    if args.output:
+        outputs.write_text(args.output, text, "--output")
+    else:
+        out.write(text)
+    return 0 if result.equal else 1
+
+
+def render_text(result) -> str:
+    lines = [result.summary()]
+    lines += [f"    {p}" for p in result.proofs]
+    return "\n".join(lines) + "\n"

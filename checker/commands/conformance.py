@@ -1,0 +1,40 @@
+"""`checker conformance`: every published layout of checker/references/data/ (or --references)
+against its spec fragment: equal (proved), differs (with the counterexample), malformed, or not
+modelled. Exit 0 when every verdict is what its entry expects (current: equal; historical: differs)."""
+from __future__ import annotations
+
+from checker import outputs
+from checker.commands.common import check_outputs, command, spec_files
+
+NAME = "conformance"
+
+
+def add(sub) -> None:
+    cf = command(sub, NAME, "published layouts (CuTe, Triton, MLIR, ...) against the specs: equal, differs, "
+                             "not modelled",
+                 "Every published layout transcribed in checker/references/data/ (each pinned to the upstream "
+                 "file and commit it was read at) against its spec fragment: equal (proved by z3 and the "
+                 "enumeration), differs (with the smallest counterexample), malformed, or not modelled.",
+                 ["checker conformance specs/                      # the matrix, as text",
+                  "checker conformance specs/ --format markdown --output conformance.md"])
+    cf.add_argument("paths", nargs="*", metavar="SPEC", help="spec files, or folders of them (default: specs)")
+    cf.add_argument("--references", action="append", metavar="FILE|DIR",
+                    help="reference data files or folders (default: the shipped checker/references/data)")
+    cf.add_argument("--format", choices=["text", "markdown", "json"], default="text")
+    cf.add_argument("--output", metavar="FILE", help="write it here instead of stdout")
+    cf.set_defaults(own_output=True)
+
+
+def run(args, out, err) -> int:
+    from checker.references import conformance, render
+
+    check_outputs(args)
+    files = spec_files(args.paths or ["specs"])
+    verdicts = conformance.run(files, args.references)
+    text = {"text": render.render_text, "markdown": render.render_markdown, "json": render.render_json}[args.format](
+        verdicts)
+    if args.output:
+        outputs.write_text(args.output, text, "--output")
+    else:
+        out.write(text)
+    return conformance.exit_code(verdicts)

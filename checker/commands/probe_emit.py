@@ -1,0 +1,97 @@
+"""`checker probe --emit-ptx DIR`: every variant's probe kernel written out with its inputs and the
+D the reference model predicts, so that someone with a GPU and no Python can run them by hand."""
+from __future__ import annotations
+
+import json
+import os
+
+from checker import outputs
+from checker.commands.probe_compile import archs, variants_of
+from checker.errors import UsageError
+
+README = """# Probe kernels, to run by hand
+
+Written by `{command}`. One kernel per `mma` variant; each only moves raw register images: every
+thread loads its A, B and C registers from global memory, runs the one `mma`, and stores D. All
+layout knowledge stays in the specs, which made the inputs and predict the output.
+
+For each kernel in `manifest.json`:
+
+- `<kernel>.ptx`: PTX ISA {ptx}, `.target` as listed (it runs on that GPU or a newer one; the
+  driver JIT-compiles it, or assemble it with `ptxas -arch=<target>`).
+- Launch: grid (`warps`, 1, 1), block (32, 1, 1), no shared memory; four `.u64` parameters, the
+  device addresses of A, B, C and D, in that order.
+- `<kernel>.A.bin`, `.B.bin`, `.C.bin`: the inputs, raw little-endian words of `bits` bits,
+  ordered [warp][lane][register] (`registers` words per lane). Copy each to the device as is.
+- D is `warps x 32 x registers` words of D's `bits`. Copy it back and compare it byte for byte
+  with `<kernel>.D.expected.bin`, the D the reference model (checker.semantics) computes from the
+  specs: equal means the GPU places every element where the specs say. Fill D with 0xFF bytes
+  before the launch, so that a warp that writes nothing cannot pass.
+
+`checker probe` does all of this itself on a GPU (the `[gpu]` extra) and writes dumps that
+`checker crosscheck` reads; `patterns` in the manifest are the blocks of warps those dumps describe.
+"""
+
+
+def emit(args, out) -> int:
+    """Write DIR/<kernel>.ptx, its input images, its expected D, manifest.json and README.md."""
+    import numpy as np
+
+    from checker.catalogue import min_sm
+    from checker.probe import patterns
+    from checker.probe.ptx import PTX_VERSION, generate, kernel_name
+    from checker.semantics.execute import execute, geometries
+
+    where = outputs.folder(args.emit_ptx, "--emit-ptx")
+    targets = archs(args.arch) if args.arch else None
+    if targets is not None and len(targets) != 1:
+        raise UsageError("--emit-ptx takes one --arch (default: each variant's minimum target)")
+    outputs.make_folder(where, "--emit-ptx")
+    manifest, skipped = [], []
+    for path, v in variants_of(args.paths):
+        need = min_sm(v)
+        sm = targets[0] if targets else need
+        if need is None or sm < need:
+            skipped.append(f"{v.instruction} (needs sm_{need})")
+            continue
+        name = kernel_name(v)
+        blocks, imgs = patterns.build(v, args.seed)
+        geo = geometries(v)
+        imgs = dict(imgs, D=execute(v, imgs["A"], imgs["B"], imgs["C"], geo))
+        files = {"ptx": f"{name}.ptx"}
+        _write(os.path.join(where, files["ptx"]), generate(v, sm).encode())
+        for op in "ABCD":
+            files[op] = f"{name}.{op}.bin" if op != "D" else f"{name}.D.expected.bin"
+            dtype = np.dtype("<u4" if geo[op].reg_bits == 32 else "<u8")
+            _write(os.path.join(where, files[op]), np.ascontiguousarray(imgs[op].astype(dtype)).tobytes())
+        manifest.append({
+            "instruction": v.instruction, "variant": v.id, "spec": path.replace(os.sep, "/"), "kernel": name,
+            "ptx": files["ptx"], "target": f"sm_{sm}", "warps": int(len(imgs["A"])),
+            "operands": {op: {"file": files[op], "registers": geo[op].count, "bits": geo[op].reg_bits}
+                         for op in "ABCD"},
+            "seed": args.seed, "patterns": [b.as_json() for b in blocks]})
+    if not manifest:
+        raise UsageError("no variant could be emitted: " + "; ".join(skipped))
+    command = " ".join(["checker probe", *args.paths, "--emit-ptx", args.emit_ptx]
+                       + (["--arch", args.arch] if args.arch else []) + (["--seed", str(args.seed)] if args.seed else []))
+    _write(os.path.join(where, "manifest.json"), (json.dumps(manifest, indent=1) + "\n").encode())
+    _write(os.path.join(where, "README.md"), README.format(command=command, ptx=PTX_VERSION).encode())
+    if args.format == "json":
+        json.dump({"folder": where, "kernels": [m["kernel"] for m in manifest], "skipped": skipped}, out, indent=1)
+        out.write("\n")
+    else:
+        for m in manifest:
+            out.write(f"wrote {os.path.join(where, m['ptx'])} ({m['target']}, {m['warps']} warps)\n")
+        for s in skipped:
+            out.write(f"skipped {s}\n")
+        out.write(f"{len(manifest)} kernels with their inputs and expected D in {where}; how to run them: "
+                  f"{os.path.join(where, 'README.md')}\n")
+    return 0
+
+
+def _write(path: str, data: bytes) -> None:
+    try:
+        with open(path, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        raise UsageError(f"--emit-ptx {path}: cannot be written ({(exc.strerror or str(exc)).lower()})") from None

@@ -1,0 +1,178 @@
+"""The layouts a user or a library states, each a map (thread, i) -> (row, col) over a domain of
+its own, in the matrix's own coordinates (the spec's row and col: B is K x N).
+
+Each kind evaluates itself in plain Python (`cells`) and describes itself to z3 (`form`, plain
+data that checker.smt.compare turns into terms). Nothing here runs user text: a CuTe layout is
+parsed (checker.compare.cute), bases and tables are numbers, a formula is the checker's own
+formula language, lowered like a spec's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import checker.compare.cute as cute_text
+
+MAX_POINTS = 1 << 20  # a candidate's domain, threads x elements
+MAX_BASES = 20
+MAX_COORD = 1 << 16
+
+
+@dataclass(frozen=True)
+class Cute:
+    """A CuTe TV layout: (thread, value) -> an index into a column-major tile (rows x cols). CuTe's
+    B is N x K: `transposed` reads the tile's (row, col) as the matrix's (col, row)."""
+
+    layout: cute_text.Layout
+    tile: tuple  # (rows, cols) of the tile the index is into
+    transposed: bool = False
+    kind: str = "cute"
+    names: str = "rows x cols"  # what the tile's dimensions are: M x K, N x K, M x N
+
+    @property
+    def threads(self) -> int:
+        return self.layout.threads
+
+    @property
+    def elements(self) -> int:
+        return self.layout.values
+
+    def describe(self) -> str:
+        return f"the CuTe layout {self.layout.show()}"
+
+    def _cell(self, idx: int) -> tuple:
+        r, c = idx % self.tile[0], idx // self.tile[0]
+        return (c, r) if self.transposed else (r, c)
+
+    def cells(self, points) -> list:
+        return [self._cell(self.layout.index(t, i)) if self.holds(t, i) else None for t, i in points]
+
+    def holds(self, t: int, i: int) -> bool:
+        return t < self.threads and i < self.elements
+
+    def detail(self, t: int, i: int) -> str:
+        idx = self.layout.index(t, i)
+        rows, cols = self.tile
+        where = "" if idx < rows * cols else ", outside the tile"
+        return f"index {idx} of the column-major {self.names} tile, {rows} x {cols}{where}"
+
+    def form(self) -> tuple:
+        return ("cute", self.layout.thread, self.layout.value, self.tile[0], self.transposed, self.threads,
+                self.elements)
+
+
+@dataclass(frozen=True)
+class Bases:
+    """A linear layout over GF(2) (Triton): the cell is the XOR of one basis per set bit of the
+    register index i and of the thread index (lane bits, then warp bits)."""
+
+    register: tuple  # ((row, col), ...)
+    thread: tuple  # lane bases, then warp bases
+    lanes: int = 0  # how many of `thread` are lane bases (the rest are warp bases)
+    kind: str = "triton"
+
+    @property
+    def threads(self) -> int:
+        return 1 << len(self.thread)
+
+    @property
+    def elements(self) -> int:
+        return 1 << len(self.register)
+
+    def describe(self) -> str:
+        show = lambda bs: "[" + ", ".join(f"[{r}, {c}]" for r, c in bs) + "]"  # noqa: E731
+        warp = f", warp {show(self.thread[self.lanes:])}" if len(self.thread) > self.lanes else ""
+        return f"the linear layout register {show(self.register)}, lane {show(self.thread[:self.lanes])}{warp}"
+
+    def holds(self, t: int, i: int) -> bool:
+        return t < self.threads and i < self.elements
+
+    def cell(self, t: int, i: int) -> tuple:
+        r = c = 0
+        for bases, x in ((self.thread, t), (self.register, i)):
+            for j, (br, bc) in enumerate(bases):
+                if x >> j & 1:
+                    r, c = r ^ br, c ^ bc
+        return r, c
+
+    def cells(self, points) -> list:
+        return [self.cell(t, i) if self.holds(t, i) else None for t, i in points]
+
+    def detail(self, t: int, i: int) -> str:
+        return "the XOR of the bases of the set bits of the register and thread indices"
+
+    def form(self) -> tuple:
+        return ("bases", self.thread, self.register, self.threads, self.elements)
+
+
+@dataclass(frozen=True)
+class Formula:
+    """row and col as formulas of the checker's language over the thread index and i (MLIR's
+    affine maps, JAX's formulas). `transposed`: the library's (row, col) is the matrix's (col, row)."""
+
+    layout: object  # checker.formula.lower.Layout
+    width: int
+    threads: int
+    elements: int
+    text: str
+    transposed: bool = False
+    kind: str = "formula"
+
+    def describe(self) -> str:
+        return "the formulas " + "; ".join(line.strip() for line in self.text.strip().splitlines())
+
+    def holds(self, t: int, i: int) -> bool:
+        return t < self.threads and i < self.elements
+
+    def cells(self, points) -> list:
+        from checker.formula.evaluate import cells
+
+        inside = [p for p in points if self.holds(*p)]
+        rows, cols = cells(self.layout, inside) if inside else ([], [])
+        got = iter(zip(rows, cols))
+        out = []
+        for p in points:
+            if self.holds(*p):
+                r, c = next(got)
+                out.append((c, r) if self.transposed else (r, c))
+            else:
+                out.append(None)
+        return out
+
+    def detail(self, t: int, i: int) -> str:
+        return "the formulas' value"
+
+    def form(self) -> tuple:
+        return ("formula", self.layout, self.width, self.transposed, self.threads, self.elements)
+
+
+@dataclass(frozen=True)
+class Table:
+    """Explicit (thread, i) -> (row, col) entries: a CSV file, a reference's `table`, or a user's
+    function evaluated over the fragment's domain. Where no entry is given, the table holds nothing."""
+
+    entries: dict = field(hash=False)  # (t, i) -> (row, col)
+    source: str = "the table"
+    kind: str = "table"
+
+    @property
+    def threads(self) -> int:
+        return 1 + max((t for t, _ in self.entries), default=-1)
+
+    @property
+    def elements(self) -> int:
+        return 1 + max((i for _, i in self.entries), default=-1)
+
+    def describe(self) -> str:
+        return f"{self.source} ({len(self.entries)} entries)"
+
+    def holds(self, t: int, i: int) -> bool:
+        return (t, i) in self.entries
+
+    def cells(self, points) -> list:
+        return [self.entries.get(p) for p in points]
+
+    def detail(self, t: int, i: int) -> str:
+        return "its entry" if (t, i) in self.entries else "no entry"
+
+    def form(self) -> tuple:
+        return ("table", tuple(sorted(self.entries.items())), self.threads, self.elements)

@@ -1,0 +1,231 @@
+"""A user's layout, read from the command line's inputs into a candidate
+(checker.compare.candidates): a CuTe layout string, a Triton bases file, a CSV table, or a Python
+function of the user's own module.
+
+Files are untrusted: read bounded (checker.bounded), parsed as data (json, csv lines), every error
+located at file:line:col and raised as a SpecError (exit 3). The Python function is the one input
+that runs code: the user's own module, imported because the user asked for it on the command
+line, called only over the fragment's domain (threads x elements, at most a few thousand calls).
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import checker.compare.candidates as candidates
+from checker.errors import SourceSpan, SpecError
+from checker.spec.text import plain
+
+MAX_FILE = 4 << 20
+
+
+def cute_tile(fragment) -> tuple:
+    """(tile, transposed, names): CuTe's tile for a fragment. CuTe's A is M x K and C is M x N; its B
+    is N x K (K-major), so the tile's (row, col) is the document's B (col, row)."""
+    if fragment.operand == "B":
+        return (fragment.cols, fragment.rows), True, "N x K"
+    return (fragment.rows, fragment.cols), False, "M x K" if fragment.operand == "A" else "M x N"
+
+
+def cute(text: str, fragment, where: str = "--cute") -> candidates.Cute:
+    import checker.compare.cute as cute_text
+
+    layout = cute_text.parse(plain(text, SourceSpan(where, 1, 1)))
+    tile, transposed, names = cute_tile(fragment)
+    return candidates.Cute(layout, tile, transposed, names=names)
+
+
+def _read(path: str) -> str:
+    from checker.bounded import read_regular
+
+    data = read_regular(path, MAX_FILE)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise SpecError(SourceSpan(path, line, 1), "not UTF-8 text") from None
+
+
+def _where(text: str, path: str, offset: int) -> SourceSpan:
+    line = text.count("\n", 0, offset) + 1
+    return SourceSpan(path, line, offset - (text.rfind("\n", 0, offset) + 1) + 1)
+
+
+_KEYS = {"register": ("register", "reg_bases"), "lane": ("lane", "lane_bases"), "warp": ("warp", "warp_bases"),
+         "block": ("block", "block_bases")}
+
+
+def _export_text(text: str, path: str) -> tuple:
+    """The `layout = dict(reg_bases=[...], ...)` that `checker export --to triton` writes, read as
+    data: one `name=[JSON]` per line, comments and the dict( ) lines skipped."""
+    out, offsets = {}, {}
+    pos = 0
+    for raw in text.split("\n"):
+        line = raw.split("#", 1)[0].rstrip()
+        m = re.fullmatch(r"\s*(\w+)\s*=\s*(.*?),?\s*", line)
+        if line.strip() in ("", ")") or re.fullmatch(r"\s*layout\s*=\s*dict\(\s*", line):
+            pass
+        elif m is None:
+            raise SpecError(_where(text, path, pos), "expected `name=[...]` (the export's form) or a JSON object")
+        else:
+            start = pos + m.start(2)
+            try:
+                out[m.group(1)] = json.loads(m.group(2))
+            except ValueError as exc:
+                raise SpecError(_where(text, path, start + getattr(exc, "pos", 0)),
+                                f"{m.group(1)}: not a list of [row, col] bases") from None
+            offsets[m.group(1)] = pos + m.start(1)
+        pos += len(raw) + 1
+    return out, offsets
+
+
+def triton(path: str) -> candidates.Bases:
+    """Linear-layout bases over (row, col): a JSON object with register/lane/warp (or Triton's
+    reg_bases/lane_bases/warp_bases/block_bases), or the text `checker export --to triton` writes."""
+    text = _read(path)
+    if text.lstrip().startswith("{"):
+        try:
+            obj = json.loads(text)
+        except ValueError as exc:
+            raise SpecError(_where(text, path, getattr(exc, "pos", 0)), f"not JSON: {getattr(exc, 'msg', exc)}") from None
+        offsets = {k: max(text.find(f'"{k}"'), 0) for k in obj} if isinstance(obj, dict) else {}
+    else:
+        obj, offsets = _export_text(text, path)
+    if not isinstance(obj, dict):
+        raise SpecError(SourceSpan(path, 1, 1), "expected an object of bases: register, lane, warp")
+    known = {k for names in _KEYS.values() for k in names} | {"shape", "out_dims"}
+    for k in obj:
+        if k not in known:
+            raise SpecError(_where(text, path, offsets.get(k, 0)), f"unknown key {k!r}; expected "
+                            "register/reg_bases, lane/lane_bases, warp/warp_bases, block/block_bases, shape")
+    bases = {}
+    for dim, names in _KEYS.items():
+        given = [n for n in names if n in obj]
+        if len(given) > 1:
+            raise SpecError(_where(text, path, offsets.get(given[1], 0)), f"{dim} bases are given twice")
+        key = given[0] if given else None
+        bases[dim] = _bases(obj[key], text, path, offsets.get(key, 0), key) if key else ()
+    if "lane" not in [d for d, names in _KEYS.items() if any(n in obj for n in names)]:
+        raise SpecError(SourceSpan(path, 1, 1), "no lane bases (lane or lane_bases)")
+    if bases["block"]:
+        raise SpecError(_where(text, path, offsets.get("block_bases", offsets.get("block", 0))),
+                        "block bases: a fragment is held within one block; give none")
+    return candidates.Bases(bases["register"], bases["lane"] + bases["warp"], len(bases["lane"]))
+
+
+def _bases(value, text, path, offset, key) -> tuple:
+    at = _where(text, path, offset)
+    if not isinstance(value, list) or len(value) > candidates.MAX_BASES:
+        raise SpecError(at, f"{key}: expected a list of at most {candidates.MAX_BASES} [row, col] bases")
+    out = []
+    for k, b in enumerate(value):
+        if (not isinstance(b, list) or len(b) != 2 or not all(type(x) is int and 0 <= x < candidates.MAX_COORD
+                                                              for x in b)):
+            raise SpecError(at, f"{key}[{k}]: expected [row, col], two integers in 0..{candidates.MAX_COORD - 1}, "
+                            f"found {json.dumps(b)[:40]}")
+        out.append((b[0], b[1]))
+    return tuple(out)
+
+
+def table(path: str) -> candidates.Table:
+    """CSV `thread,i,row,col`, one entry a line; an optional header line of those four names."""
+    text = _read(path)
+    entries: dict = {}
+    for n, raw in enumerate(text.split("\n"), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        fields, at = [], 0
+        for f in raw.split(","):
+            fields.append((at, f))
+            at += len(f) + 1
+        if len(fields) != 4:
+            raise SpecError(SourceSpan(path, n, 1), f"expected 4 fields (thread,i,row,col), found {len(fields)}")
+        if n == 1 and [f.strip() for _, f in fields] == ["thread", "i", "row", "col"]:
+            continue
+        values = []
+        for k, (at, f) in enumerate(fields):
+            f = f.strip()
+            if not re.fullmatch(r"\d{1,6}", f) or int(f) >= candidates.MAX_COORD:
+                what = ("thread", "i", "row", "col")[k]
+                raise SpecError(SourceSpan(path, n, at + 1),
+                                f"{what}: expected an integer in 0..{candidates.MAX_COORD - 1}, found {f!r}")
+            values.append(int(f))
+        t, i, r, c = values
+        if (t, i) in entries:
+            raise SpecError(SourceSpan(path, n, 1), f"thread {t}, i {i} is given twice")
+        if len(entries) >= candidates.MAX_POINTS:
+            raise SpecError(SourceSpan(path, n, 1), f"more than {candidates.MAX_POINTS} entries")
+        entries[(t, i)] = (r, c)
+    if not entries:
+        raise SpecError(SourceSpan(path, 1, 1), "no entries: expected lines thread,i,row,col")
+    return candidates.Table(entries, f"the table {path}")
+
+
+def function(target: str):
+    """MODULE:FUNCTION -> the function. MODULE is a dotted name importable from the current
+    directory, or a path to a .py file. This imports and runs the user's own code, on request."""
+    import importlib
+    import importlib.util
+    import os
+    import sys
+
+    module, sep, name = target.rpartition(":")
+    if not sep or not module or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        from checker.errors import UsageError
+
+        raise UsageError(f"--python takes MODULE:FUNCTION (a module name or a .py file, then a function name), "
+                         f"found {target!r}")
+    try:
+        if module.endswith(".py") or os.sep in module:
+            spec = importlib.util.spec_from_file_location("_checker_user_layout", module)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load {module}")
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+        else:
+            sys.path.insert(0, os.getcwd())
+            try:
+                mod = importlib.import_module(module)
+            finally:
+                sys.path.pop(0)
+    except Exception as exc:  # the user's module failing to import is an input error, located
+        raise SpecError(SourceSpan(module, 1, 1), f"importing it failed: {type(exc).__name__}: {exc}") from None
+    fn = getattr(mod, name, None)
+    if not callable(fn):
+        raise SpecError(SourceSpan(module, 1, 1), f"has no function {name!r}")
+    return fn
+
+
+def from_function(fn, threads: int, elements: int, source: str) -> candidates.Table:
+    """The function over the fragment's domain, as a table; None from it means "holds nothing"."""
+    code = getattr(fn, "__code__", None)
+    at = SourceSpan(code.co_filename, code.co_firstlineno, 1) if code is not None else None
+    entries = {}
+    for t in range(threads):
+        for i in range(elements):
+            try:
+                got = fn(t, i)
+            except Exception as exc:  # the user's function: its failure is reported, located at the point
+                raise SpecError(at, f"{source}({t}, {i}) raised {type(exc).__name__}: {exc}") from None
+            if got is None:
+                continue
+            cell = _cell(got)
+            if cell is None:
+                raise SpecError(at, f"{source}({t}, {i}) returned {str(got)[:60]!r}; expected (row, col), two "
+                                f"integers in 0..{candidates.MAX_COORD - 1}, or None")
+            entries[(t, i)] = cell
+    return candidates.Table(entries, f"the function {source}")
+
+
+def _cell(got):
+    """(row, col) from what a user's function returned (ints, numpy integers), or None if it is not one."""
+    import operator
+
+    if not isinstance(got, (tuple, list)) or len(got) != 2 or any(isinstance(x, bool) for x in got):
+        return None
+    try:
+        r, c = operator.index(got[0]), operator.index(got[1])
+    except TypeError:
+        return None
+    return (r, c) if 0 <= r < candidates.MAX_COORD and 0 <= c < candidates.MAX_COORD else None

@@ -1,0 +1,156 @@
+"""z3's half of `checker compare` and `checker conformance`: is there a (t, i) in the box where the
+spec's map and a candidate layout differ -- one holds the point and the other does not, or both
+do and give different cells? One quantifier-free query; unsat is the proof of equality, a model
+the smallest counterexample (lexicographic in (t, i), as the enumeration finds it).
+
+The candidate arrives as plain data (checker.compare.candidates: `form()`): CuTe modes, GF(2)
+bases, a formula layout, or a table. Everything is 32-bit: the CuTe parser bounds every index
+below 2**30 and the formulas are sign-extended from their own proved-wide width."""
+from __future__ import annotations
+
+import time
+
+from checker.smt.solver import RLIMIT, Session, Var, bv
+from checker.smt.symbolic import Answer, signed, symbolic
+from checker.smt.terms import conj
+
+W = 32
+
+
+def _ext(term: str, width: int) -> str:
+    return term if width == W else f"((_ sign_extend {W - width}) {term})"
+
+
+def _low(term: str, width: int) -> str:
+    return term if width == W else f"((_ extract {width - 1} 0) {term})"
+
+
+def _below(x, k: int) -> str:
+    return f"(bvult {x} {bv(k, W)})"
+
+
+def _lane(t, lanes: tuple) -> str:
+    """The lane of thread index t: itself, or the position among a computation's lanes."""
+    if lanes == tuple(range(len(lanes))):
+        return str(t)
+    out = bv(0, W)
+    for k in reversed(range(len(lanes))):
+        out = f"(ite (= {t} {bv(k, W)}) {bv(lanes[k], W)} {out})"
+    return out
+
+
+def _strided(x, modes) -> str:
+    idx, rest = bv(0, W), str(x)
+    for size, stride in modes:
+        idx = f"(bvadd {idx} (bvmul (bvurem {rest} {bv(size, W)}) {bv(stride, W)}))"
+        rest = f"(bvudiv {rest} {bv(size, W)})"
+    return idx
+
+
+def _xor(x, bases, k) -> str:
+    acc = bv(0, W)
+    for j, b in enumerate(bases):
+        acc = f"(bvxor {acc} (ite (= ((_ extract {j} {j}) {x}) #b1) {bv(b[k], W)} {bv(0, W)}))"
+    return acc
+
+
+def _tree(key: str, items: list, pick) -> str:
+    """A balanced search over the table's keys: depth log2 of its size, whatever its size."""
+    if len(items) == 1:
+        k, v = items[0]
+        return f"(ite (= {key} {bv(k, W)}) {bv(pick(v), W)} {bv(-1, W)})"
+    mid = len(items) // 2
+    return f"(ite (bvult {key} {bv(items[mid][0], W)}) {_tree(key, items[:mid], pick)} {_tree(key, items[mid:], pick)})"
+
+
+def candidate_terms(form: tuple, t, i) -> tuple:
+    """(holds, row, col) of the candidate at (t, i), 32-bit terms."""
+    kind = form[0]
+    if kind == "cute":
+        _, thread, value, rows, transposed, threads, elements = form
+        idx = f"(bvadd {_strided(t, thread)} {_strided(i, value)})"
+        r, c = f"(bvurem {idx} {bv(rows, W)})", f"(bvudiv {idx} {bv(rows, W)})"
+        r, c = (c, r) if transposed else (r, c)
+        return conj([_below(t, threads), _below(i, elements)]), r, c
+    if kind == "bases":
+        _, thread, register, threads, elements = form
+        r = f"(bvxor {_xor(t, thread, 0)} {_xor(i, register, 0)})"
+        c = f"(bvxor {_xor(t, thread, 1)} {_xor(i, register, 1)})"
+        return conj([_below(t, threads), _below(i, elements)]), r, c
+    if kind == "formula":
+        _, layout, width, transposed, threads, elements = form
+        at = symbolic(layout, width).at(_low(str(t), width), _low(str(i), width))
+        r, c = _ext(at.row, width), _ext(at.col, width)
+        r, c = (c, r) if transposed else (r, c)
+        return conj([_below(t, threads), _below(i, elements)]), r, c
+    if kind == "cute-copy":
+        return _copy_atom(form, t, i)
+    if kind == "table":
+        _, entries, _threads, _elements = form
+        key = f"(bvor (bvshl {t} {bv(16, W)}) {i})"
+        items = [((tt << 16) | ii, cell) for (tt, ii), cell in entries]
+        if not items:
+            return "false", bv(-1, W), bv(-1, W)
+        r = _tree(key, items, lambda v: v[0])
+        c = _tree(key, items, lambda v: v[1])
+        return f"(distinct {r} {bv(-1, W)})", r, c
+    raise ValueError(f"unknown candidate form {kind!r}")  # pragma: no cover
+
+
+def _copy_atom(form: tuple, t, i) -> tuple:
+    """A CuTe copy atom (checker.compare.copyatom): the bit of the tile its registers give element i,
+    held when the element's bits are consecutive, aligned, inside the tile and in a row some thread
+    addresses; the row renumbered to the first thread whose memory row it is."""
+    _, thread, value, bits, tile_rows, shuffle, memory, threads, elements = form
+    e = str(i)
+    for k in reversed(range(len(shuffle))):
+        e = f"(ite (= {i} {bv(k, W)}) {bv(shuffle[k], W)} {e})"
+    first = f"(bvmul {e} {bv(bits, W)})"
+    at_t = _strided(t, thread)
+    b = f"(bvadd {at_t} {_strided(first, value)})"
+    held = [_below(t, threads), _below(i, elements), f"(= (bvurem {b} {bv(bits, W)}) {bv(0, W)})",
+            _below(b, tile_rows * 128)]
+    held += [f"(= (bvadd {at_t} {_strided(f'(bvadd {first} {bv(k, W)})', value)}) (bvadd {b} {bv(k, W)}))"
+             for k in range(1, bits)]
+    row = f"(bvudiv {b} {bv(128, W)})"
+    col = f"(bvudiv (bvurem {b} {bv(128, W)}) {bv(bits, W)})"
+    if memory is not None:
+        modes, addressers = memory
+        by = bv(-1, W)
+        for u in reversed(range(addressers)):
+            by = f"(ite (= (bvudiv {_strided(bv(u, W), modes)} {bv(128, W)}) {row}) {bv(u, W)} {by})"
+        row = by
+        held.append(f"(distinct {row} {bv(-1, W)})")
+    return conj(held), row, col
+
+
+def differ(name: str, reading, lanes: tuple, n: int, form: tuple, box: tuple, expect=None,
+           dump_dir=None) -> Answer:
+    """The smallest (t, i) of the box (t < box[0], i < box[1]) where the spec's reading (thread t is
+    lane lanes[t]; elements 0..n-1) and the candidate differ. `expect`: the enumeration's point."""
+    t0 = time.perf_counter()
+    t, i = Var("cmp.t", W), Var("cmp.i", W)
+    w = reading.width
+    at = symbolic(reading.layout, w).at(_low(_lane(t, lanes), w), _low(str(i), w))
+    s_has = conj([_below(t, len(lanes)), _below(i, n)])
+    s_row, s_col = _ext(at.row, w), _ext(at.col, w)
+    c_has, c_row, c_col = candidate_terms(form, t, i)
+    # a table or function candidate is a lookup over every point (4096 for m16n8k256 A): confirming
+    # the smallest witness of one that differs everywhere needs ~10x a fragment query's resources
+    session = Session(name, dump_dir, rlimit=RLIMIT * 20)
+    session.add(_below(t, box[0]), _below(i, box[1]))
+    wrong = (f"(or (distinct {s_has} {c_has}) (and {s_has} (or (distinct {s_row} {c_row}) "
+             f"(distinct {s_col} {c_col}))))")
+    values = (s_has, s_row, s_col, c_has, c_row, c_col)
+    out = session.minimize("differ", [t, i], wrong, values=values, expect=expect)
+    if out.status == "unsat":
+        answer = Answer("proved", queries=["differ"])
+    elif out.status == "sat":
+        m = out.model
+        cell = lambda has, r, c: [signed(m[r], W), signed(m[c], W)] if m[has] else None  # noqa: E731
+        answer = Answer("refuted", {"t": m[str(t)], "i": m[str(i)], "spec": cell(s_has, s_row, s_col),
+                                    "candidate": cell(c_has, c_row, c_col)}, queries=["differ"])
+    else:
+        answer = Answer("unknown", reason=out.reason or "z3 answered unknown", queries=["differ"])
+    answer.seconds = time.perf_counter() - t0
+    return answer

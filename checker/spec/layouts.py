@@ -1,0 +1,83 @@
+"""`layouts:` and `compositions:` of an ldmatrix / stmatrix / movmatrix spec -> the model.
+
+The document gives these layouts in words ("A group of four threads loads an entire row of the
+matrix") and figures (104-110) only, so a layout carries a reading of its figure as row/col
+formulas, the published encodings it was read from (`read_from`, entries of
+checker/references/data) and the document's sentences it rests on (the section's `stated`). It
+becomes an ordinary Fragment, so every property is proved of it by both engines."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from checker.errors import SourceSpan, SpecError
+from checker.families import FAMILIES
+from checker.spec import model, text
+
+
+@dataclass(frozen=True)
+class Composition:
+    """A layout of this spec, its tile placed on a matrix, must give the same cell as a fragment
+    (ldmatrix.x4 of a 16x16 tile is m16n8k16's A): proved by checker.theorems.composition."""
+
+    id: str
+    statement: str
+    rests_on: tuple
+    expect: str  # holds | refuted
+    layout: str  # a layout of this spec
+    fragment: str  # shape/id
+    variables: tuple  # (name, lo, hi)
+    src: dict  # element, fragment_element, lane, row, col -> SourceText (absent: the default)
+    span: SourceSpan
+
+
+def fragment(meaning, fr: dict, fpath: list, section: str, family: str) -> model.Fragment:
+    fam = FAMILIES[family]
+    if not fam.moves:
+        raise SpecError(meaning.span(fpath, key=True), f"layouts: are for ldmatrix, stmatrix and movmatrix specs, not {family}")
+    op = fam.operand(fr["operand"])
+    if op is None:
+        names = ", ".join(o.name for o in fam.operands)
+        raise SpecError(meaning.span(fpath + ["operand"]), f"{family} has no operand {fr['operand']}; its operands are {names}")
+    matrices = fr.get("matrices", 1)
+    values = fam.dims(meaning.doc.value["shape"], {})
+    rows, cols = values[op.dims[0]] * matrices, values[op.dims[1]]
+    reg = fr["registers"]
+    n = reg["count"] * reg["per_register"]
+    if 32 * n != rows * cols:
+        raise SpecError(meaning.span(fpath + ["registers"]), f"32 lanes x {reg['count']} registers x {reg['per_register']} "
+                        f"elements = {32 * n}, but the tile is {rows}x{cols} = {rows * cols} elements")
+    for k, form in enumerate(fr["forms"]):
+        if not form.startswith(family + "."):
+            raise SpecError(meaning.span(fpath + ["forms", k]), f"{form} is not a {family} instruction")
+    row = model.TableRow((fr["type"],), fr["operand_text"], reg["count"], "b32", reg["per_register"],
+                         meaning.stext(fpath + ["elements"]), meaning.span(fpath), None, None, None,
+                         meaning.span(fpath + ["operand_text"]))
+    reading = fr["reading"]
+    return model.Fragment(
+        id=fr["id"], operand=fr["operand"], layout=None, header=text.plain(fam.operand(fr["operand"]).headers[0], meaning.span(fpath + ["type"])),
+        table=(row,), figures=tuple(fr["figures"]), caption=fr["caption"],
+        formula=meaning.stext(fpath + ["reading", "formula"]), errata=(), section=section, computations=(),
+        rows=rows, cols=cols, span=meaning.span(fpath), caption_span=meaning.span(fpath + ["caption"]),
+        family=family, threads=fam.threads, matrices=matrices, forms=tuple(fr["forms"]),
+        read_from=tuple(reading["read_from"]), basis=reading.get("basis"))
+
+
+def compositions(meaning, value: dict, fragments: dict) -> tuple:
+    out, seen = [], {}
+    for k, c in enumerate(value.get("compositions", [])):
+        path = ["compositions", k]
+        if c["id"] in seen:
+            raise SpecError(meaning.span(path + ["id"]), f"duplicate composition id {c['id']!r} (first at line {seen[c['id']]})")
+        seen[c["id"]] = meaning.span(path).line
+        if c["layout"] not in fragments:
+            raise SpecError(meaning.span(path + ["layout"]), f"no layout {c['layout']!r} in this spec",
+                            f"it has {', '.join(sorted(fragments))}")
+        variables = []
+        for name, (lo, hi) in c["for"].items():
+            if lo > hi:
+                raise SpecError(meaning.span(path + ["for", name]), f"the range [{lo}, {hi}] of {name} is empty")
+            variables.append((name, lo, hi))
+        src = {f: meaning.stext(path + [f]) for f in ("element", "fragment_element", "lane", "row", "col") if f in c}
+        out.append(Composition(c["id"], c["statement"], tuple(c["rests_on"]), c["expect"], c["layout"], c["fragment"],
+                               tuple(variables), src, meaning.span(path)))
+    return tuple(out)

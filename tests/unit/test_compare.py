@@ -1,0 +1,196 @@
+"""checker compare: a user's layout (CuTe, Triton bases, a CSV table, a Python function) proved equal
+to a spec fragment by both engines, or refuted at the smallest point; each property of the
+comparison can fail, shown by a mutated layout; untrusted input gives located errors, never a
+traceback."""
+import json
+import os
+
+import pytest
+
+from checker.compare import compare_layout
+from checker.compare import cute
+from checker.errors import SourceSpan, SpecError
+from checker.spec.load import load_spec
+from checker.spec.text import plain
+from conftest import SPECS
+
+K16 = os.path.join(SPECS, "m16n8k16.yaml")
+A_F16 = "((4,8),(2,2,2)):((32,1),(16,8,128))"  # CuTe's SM80_16x8x16 ALayout
+
+
+def frag(shape, fid):
+    return load_spec(os.path.join(SPECS, shape + ".yaml")).fragment(fid)
+
+
+def a_f16(t, i):
+    """The document's m16n8k16 A.f16, written by hand."""
+    return t // 4 + 8 * (i // 2 % 2), t % 4 * 2 + i % 2 + 8 * (i // 4)
+
+
+def test_equal_cute_layout_is_proved_by_both_engines(run):
+    r = run("compare", K16, "--fragment", "A.f16", "--cute", A_F16)
+    assert r.code == 0, r.err
+    assert "equals the spec at all 256 points" in r.out and "unsat" in r.out and "enumeration agrees" in r.out
+
+
+def test_cpp_notation_reads_the_same_layout(run):
+    r = run("compare", K16, "--fragment", "A.f16", "--cute",
+            "Layout<Shape <Shape < _4,_8>,Shape < _2,_2,  _2>>, Stride<Stride<_32,_1>,Stride<_16,_8,_128>>>")
+    assert r.code == 0, r.err
+
+
+@pytest.mark.parametrize("mutant, thread, element, spec, cand", [
+    # a value stride swapped: a1 goes to row 8 instead of col 1
+    ("((4,8),(2,2,2)):((32,1),(8,16,128))", 0, "a1", "A[0][1]", "A[8][0]"),
+    # a thread stride halved: threads 0..3 overlap their neighbours' columns
+    ("((4,8),(2,2,2)):((16,1),(16,8,128))", 1, "a0", "A[0][2]", "A[0][1]"),
+])
+def test_a_mutated_cute_layout_is_refuted_at_the_smallest_point(run, mutant, thread, element, spec, cand):
+    r = run("compare", K16, "--fragment", "A.f16", "--cute", mutant, "--format", "json")
+    assert r.code == 1, r.err
+    got = json.loads(r.out)
+    d = got["difference"]
+    assert got["verdict"] == "differs" and d["thread"] == thread and d["element"] == element
+    assert f"the spec puts it at {spec}" in d["sentence"] and f"the candidate gives {cand}" in d["sentence"]
+    assert got["differing"] > 0 and "enumeration agrees" in got["proofs"][0]
+
+
+def test_a_smaller_domain_is_refuted_where_the_candidate_holds_nothing(run):
+    # two values instead of eight: a2 is held by no element of the candidate
+    r = run("compare", K16, "--fragment", "A.f16", "--cute", "((4,8),(2,2)):((32,1),(16,8))", "--format", "json")
+    d = json.loads(r.out)["difference"]
+    assert r.code == 1 and (d["thread"], d["i"], d["candidate"]) == (0, 4, None)
+
+
+def test_a_larger_domain_is_refuted_where_the_spec_holds_nothing(run):
+    r = run("compare", K16, "--fragment", "A.f16", "--cute", "((4,8,2),(2,2,2)):((32,1,256),(16,8,128))",
+            "--format", "json")
+    d = json.loads(r.out)["difference"]
+    assert r.code == 1 and (d["thread"], d["i"], d["spec"], d["lane"]) == (32, 0, None, None)
+
+
+def test_cutlass_3140_b_layout_is_caught(run):
+    """PR #3140: the m16n8k32 int4 B layout with thread stride 32 overlapped and missed rows."""
+    old = "Layout<Shape <Shape < _4, _8>, Shape <_8>>, Stride<Stride<_32, _1>, Stride<_8>>>"
+    r = run("compare", os.path.join(SPECS, "m16n8k32.yaml"), "--fragment", "B.i4", "--cute", old)
+    assert r.code == 1 and "thread 1 b0: the spec puts it at B[8][0], the candidate gives B[4][0]" in r.out
+    fixed = old.replace("_32, _1", "_64, _1")
+    assert run("compare", os.path.join(SPECS, "m16n8k32.yaml"), "--fragment", "B.i4", "--cute", fixed).code == 0
+
+
+def test_sm70_quad_pair_numbering_needs_the_computation(run):
+    m884 = os.path.join(SPECS, "m8n8k4.yaml")
+    assert run("compare", m884, "--fragment", "A.f16.row", "--cute", "(8,4):(1,8)", "--computation", "all").code == 0
+    assert run("compare", m884, "--fragment", "A.f16.row", "--cute", "(8,4):(1,8)", "--computation", "3").code == 0
+    whole = run("compare", m884, "--fragment", "A.f16.row", "--cute", "(8,4):(1,8)")
+    assert whole.code == 1 and "--computation all" in whole.out
+    # the C.f32 layout of SM70 swapped with C.f16's is refuted in computation 1
+    r = run("compare", m884, "--fragment", "C.f32", "--cute", "(8,8):(1,8)", "--computation", "all")
+    assert r.code == 1 and "MMA computation 1" in r.out
+    assert run("compare", m884, "--fragment", "C.f32", "--cute", "(8,8):(1,8)", "--computation", "5").code == 2
+
+
+def test_triton_bases_as_export_writes_them_round_trip(run, tmp_path):
+    exported = run("export", K16, "--fragment", "C.float", "--to", "triton")
+    path = tmp_path / "c.py.txt"
+    path.write_text(exported.out)
+    assert run("compare", K16, "--fragment", "C.float", "--triton", str(path)).code == 0
+    js = tmp_path / "c.json"
+    js.write_text(json.dumps({"reg_bases": [[0, 1], [8, 0]], "lane_bases": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]}))
+    assert run("compare", K16, "--fragment", "C.float", "--triton", str(js)).code == 0
+    js.write_text(json.dumps({"register": [[8, 0], [0, 1]], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]}))
+    r = run("compare", K16, "--fragment", "C.float", "--triton", str(js))
+    assert r.code == 1 and "thread 0 c1: the spec puts it at C[0][1], the candidate gives C[8][0]" in r.out
+
+
+def test_table_and_function_inputs(run, tmp_path):
+    lines = ["thread,i,row,col"] + [f"{t},{i},{a_f16(t, i)[0]},{a_f16(t, i)[1]}" for t in range(32) for i in range(8)]
+    csv = tmp_path / "a.csv"
+    csv.write_text("\n".join(lines) + "\n")
+    assert run("compare", K16, "--fragment", "A.f16", "--table", str(csv)).code == 0
+    csv.write_text("\n".join(lines[:-1]) + "\n")  # the last entry missing
+    r = run("compare", K16, "--fragment", "A.f16", "--table", str(csv), "--format", "json")
+    d = json.loads(r.out)["difference"]
+    assert r.code == 1 and (d["thread"], d["i"], d["candidate"]) == (31, 7, None)
+    mod = tmp_path / "mine.py"
+    mod.write_text("def a(t, i):\n    return t // 4 + 8 * (i // 2 % 2), t % 4 * 2 + i % 2 + 8 * (i // 4)\n"
+                   "def wrong(t, i):\n    return t // 4 + 8 * (i // 4), t % 4 * 2 + i % 2 + 8 * (i // 2 % 2)\n")
+    assert run("compare", K16, "--fragment", "A.f16", "--python", f"{mod}:a").code == 0
+    r = run("compare", K16, "--fragment", "A.f16", "--python", f"{mod}:wrong")
+    assert r.code == 1 and "thread 0 a2: the spec puts it at A[8][0], the candidate gives A[0][8]" in r.out
+
+
+def test_the_python_api():
+    f = frag("m16n8k16", "A.f16")
+    ok = compare_layout(f, a_f16)
+    assert ok.equal and ok.points == 256 and ok.differing == 0 and ok.difference is None
+    bad = compare_layout(f, lambda t, i: a_f16(t ^ 1, i))
+    assert not bad.equal and bad.difference.thread == 0 and bad.difference.spec == (0, 0)
+    assert bad.difference.candidate == (0, 2) and bad.differing == 256
+    assert "differs from the spec at 256 of 256 points" in bad.summary()
+
+
+@pytest.mark.parametrize("text, col, what", [
+    ("((4,8),(2,2,2):((32,1),(16,8,128))", 15, "expected ',' or ')'"),
+    ("((4,8),(2,2)):((32,1),(16,8,1))", 23, "not congruent"),
+    ("32:1", 1, "two top-level modes"),
+    ("((4,8),(2,2)):((32,1),(16,x))", 27, "expected an integer or '('"),
+    ("(" * 20 + "1" + ")" * 20 + ":1", 9, "nested deeper"),
+    ("((4,8),(2,99999999999)):((32,1),(16,8))", 11, "larger than"),
+    ("((4,8),(65536,2)):((32,1),(16,8))", 8, "larger than 65536"),
+])
+def test_cute_parser_errors_are_located(text, col, what):
+    with pytest.raises(SpecError) as exc:
+        cute.parse(plain(text, SourceSpan("--cute", 1, 1)))
+    assert exc.value.span.col == col and what in str(exc.value)
+
+
+def test_bad_inputs_exit_3_with_a_location(run, tmp_path):
+    r = run("compare", K16, "--fragment", "A.f16", "--cute", "((4,8),(2,2,2):((32,1),(16,8,128))")
+    assert r.code == 3 and r.err.startswith("--cute:1:15: error:") and "Traceback" not in r.err
+    csv = tmp_path / "t.csv"
+    csv.write_text("0,0,0,0\n0,1,x,1\n")
+    r = run("compare", K16, "--fragment", "A.f16", "--table", str(csv))
+    assert r.code == 3 and f"{csv}:2:5: error: row: expected an integer" in r.err
+    csv.write_text("0,0,0,0\n0,0,0,1\n")
+    assert "is given twice" in run("compare", K16, "--fragment", "A.f16", "--table", str(csv)).err
+    js = tmp_path / "b.json"
+    js.write_text('{"register": [[0, 1]],\n "lane": [[0, 2], [0]]}')
+    r = run("compare", K16, "--fragment", "A.f16", "--triton", str(js))
+    assert r.code == 3 and f"{js}:2:2: error: lane[1]: expected [row, col]" in r.err
+    js.write_text('{"register": [[0, 1]]\n "lane": []}')
+    r = run("compare", K16, "--fragment", "A.f16", "--triton", str(js))
+    assert r.code == 3 and f"{js}:2:2: error: not JSON" in r.err
+    mod = tmp_path / "boom.py"
+    mod.write_text("def f(t, i):\n    return 3 // (3 - t), 0\ndef g(t, i):\n    return 'x'\n")
+    r = run("compare", K16, "--fragment", "A.f16", "--python", f"{mod}:f")
+    assert r.code == 3 and f"{mod}:1:1: error: f(3, 0) raised ZeroDivisionError" in r.err
+    r = run("compare", K16, "--fragment", "A.f16", "--python", f"{mod}:g")
+    assert r.code == 3 and "(0, 0) returned 'x'" in r.err
+    assert run("compare", K16, "--fragment", "A.f16", "--python", "nocolon").code == 2
+    assert run("compare", K16, "--fragment", "A.nope", "--cute", A_F16).code == 2
+    assert run("compare", K16, "--fragment", "A.f16").code == 2  # no layout given
+
+
+def test_output_file(run, tmp_path):
+    out = tmp_path / "r.json"
+    r = run("compare", K16, "--fragment", "A.f16", "--cute", A_F16, "--format", "json", "--output", str(out))
+    assert r.code == 0 and r.out == "" and json.loads(out.read_text())["verdict"] == "equal"
+
+
+def test_engines_that_disagree_are_not_trusted(monkeypatch):
+    """The enumeration made to see one point wrong: z3 does not, so no verdict is given."""
+    from checker.compare import candidates, inputs
+    from checker.errors import CheckerError
+
+    f = frag("m16n8k16", "A.f16")
+    good = inputs.cute(A_F16, f)
+    real = candidates.Cute.cells
+
+    def off_by_one(self, points):
+        got = real(self, points)
+        return [(c[0], c[1] + 1) if p == (5, 3) and c else c for p, c in zip(points, got)]
+
+    monkeypatch.setattr(candidates.Cute, "cells", off_by_one)
+    with pytest.raises(CheckerError, match="disagree"):
+        compare_layout(f, good)

@@ -1,0 +1,163 @@
+"""checker conformance: CuTe's current SM80/SM70 traits (and Triton's and MLIR's layouts) proved equal
+to the chapter's fragments, the historical CUTLASS bugs refuted with counterexamples, every entry
+shown, and a verdict that is not what its entry expects failing the command."""
+import json
+import os
+
+import pytest
+
+from checker.references import conformance, load
+from conftest import ROOT, SPECS
+
+
+@pytest.fixture(scope="module")
+def verdicts():
+    from checker.commands.common import spec_files
+
+    return conformance.run(spec_files([SPECS]))
+
+
+def by_name(verdicts, name, status="current"):
+    found = [v for v in verdicts if v.reference.name == name and v.reference.status == status]
+    assert len(found) == 1, name
+    return found[0]
+
+
+@pytest.mark.parametrize("name, fragment", [
+    ("SM80_16x8x16_F16F16F16F16_TN.ALayout", "A.f16"),
+    ("SM80_16x8x16_F16F16F16F16_TN.BLayout", "B.f16"),
+    ("SM80_16x8x16_F16F16F16F16_TN.CLayout", "C.float"),
+    ("SM80_16x8x256_S32U1U1S32_TN_XORPOPC.ALayout", "A.b1"),
+    ("SM80_16x8x32_S32S4S4S32_TN.BLayout", "B.i4"),
+    ("SM70_8x8x4_F16F16F16F16_TN.ALayout", "A.f16.row"),
+    ("SM70_8x8x4_F16F16F16F16_NT.BLayout", "B.f16.row"),
+    ("SM70_8x8x4_F32F16F16F32_TN.CLayout", "C.f32"),
+])
+def test_current_cute_traits_are_proved_equal(verdicts, name, fragment):
+    v = by_name(verdicts, name)
+    assert v.verdict == "equal" and v.reference.fragment_id == fragment and v.comparison.equal
+    assert all("unsat" in p and "enumeration agrees" in p for p in v.comparison.proofs)
+
+
+def test_sm70_entries_are_proved_for_every_mma_computation(verdicts):
+    v = by_name(verdicts, "SM70_8x8x4_F16F16F16F16_TN.ALayout")
+    assert len(v.comparison.proofs) == 4 and v.comparison.points == 4 * 8 * 4
+
+
+@pytest.mark.parametrize("name, first", [
+    ("SM80_16x8x256_S32U1U1S32_TN_XORPOPC.ALayout", "thread 0 a1: the spec puts it at A[0][1], the candidate gives A[0][4]"),
+    ("SM80_16x8x256_S32U1U1S32_TN_XORPOPC.BLayout", "thread 0 b1: the spec puts it at B[1][0], the candidate gives B[0][1]"),
+    ("SM80_16x8x32_S32S4S4S32_TN.BLayout", "thread 1 b0: the spec puts it at B[8][0], the candidate gives B[4][0]"),
+])
+def test_historical_cutlass_bugs_are_refuted_with_counterexamples(verdicts, name, first):
+    v = by_name(verdicts, name, "historical")
+    assert v.verdict == "differs" and v.as_expected and first in v.reason
+    assert v.comparison.differing > 0 and "enumeration agrees" in v.comparison.proofs[0]
+
+
+def test_the_non_congruent_m16n8k128_layout_is_malformed(verdicts):
+    v = by_name(verdicts, "SM80_16x8x128_S32U1U1S32_TN_XORPOPC.ALayout")
+    assert v.verdict == "malformed" and v.as_expected and "not congruent" in v.reason
+
+
+def test_triton_and_mlir_agree(verdicts):
+    for lib in ("Triton", "MLIR"):
+        mine = [v for v in verdicts if v.reference.library == lib]
+        assert mine and all(v.verdict == "equal" for v in mine), lib
+
+
+def test_every_entry_appears_in_every_format(run):
+    refs = load.load_all()
+    md = run("conformance", SPECS, "--format", "markdown")
+    js = run("conformance", SPECS, "--format", "json")
+    text = run("conformance", SPECS)
+    assert md.code == js.code == text.code == 0, text.out
+    got = json.loads(js.out)
+    assert len(got["entries"]) == len(refs) == got["counts"]["entries"]
+    for r in refs:
+        assert f"`{r.name}`" in md.out and r.name in text.out
+    assert got["counts"]["not as expected"] == 0 and got["counts"]["not modelled"] >= 1
+
+
+def test_the_committed_report_page_lists_every_entry():
+    with open(os.path.join(ROOT, "reports", "conformance.md"), encoding="utf-8") as fh:
+        page = fh.read()
+    for r in load.load_all():
+        assert f"`{r.name}`" in page
+
+
+MUTANT = """library: CuTe
+repo: NVIDIA/cutlass
+commit: 7107b05535f8977f5ecb9d01ee203205b1fd9bc4
+path: include/cute/atom/mma_traits_sm80.hpp
+entries:
+  - name: SM80_16x8x16_F16F16F16F16_TN.ALayout
+    line: 87
+    fragment: {spec: m16n8k16, id: A.f16}
+    status: current
+    encoding:
+      kind: cute
+      layout: "((4,8),(2,2,2)):((32,1),(8,16,128))"
+      tile: [16, 16]
+  - name: ALayout_64x16
+    line: 451
+    fragment: {spec: m64nNk16, id: A.f16, params: {N: 64}}
+    status: current
+    encoding:
+      kind: cute
+      layout: "((4,8,4),(2,2,2)):((128,1,16),(64,8,512))"
+      tile: [64, 16]
+"""
+
+
+def test_a_current_entry_that_differs_fails_the_command(run, tmp_path):
+    data = tmp_path / "refs.yaml"
+    data.write_text(MUTANT)
+    r = run("conformance", SPECS, "--references", str(data))
+    assert r.code == 1
+    assert f"{data}:6:5: CuTe SM80_16x8x16_F16F16F16F16_TN.ALayout (current) vs m16n8k16 A.f16: differs" in r.out
+    assert "[expected equal]" in r.out
+    assert "not modelled: no spec m64nNk16 yet" in r.out
+    data.write_text(MUTANT.replace("(8,16,128)", "(16,8,128)"))
+    assert run("conformance", SPECS, "--references", str(data)).code == 0
+    data.write_text(MUTANT.replace("status: current\n    encoding:\n      kind: cute\n      layout: \"((4,8),(2,2,2))",
+                                   "status: current\n    expect: differs\n    encoding:\n      kind: cute\n"
+                                   "      layout: \"((4,8),(2,2,2))", 1).replace("(8,16,128)", "(16,8,128)"))
+    r = run("conformance", SPECS, "--references", str(data))
+    assert r.code == 1 and "[expected differs]" in r.out
+
+
+def test_malformed_data_exits_3(run, tmp_path):
+    data = tmp_path / "refs.yaml"
+    data.write_text(MUTANT.replace("tile: [16, 16]", "tile: [16, -1]"))
+    r = run("conformance", SPECS, "--references", str(data))
+    assert r.code == 3 and f"{data}:13:" in r.err and "Traceback" not in r.err
+
+
+def test_a_parametric_fragment_is_compared_per_instance(run):
+    """The 128-thread path, on the synthetic warpgroup spec: CuTe's CLayout_64xN equals its D."""
+    r = run("conformance", os.path.join(ROOT, "tests", "cases", "families"), SPECS, "--format", "json")
+    got = {(e["name"], e["fragment"]): e["verdict"] for e in json.loads(r.out)["entries"]}
+    assert got[("CLayout_64x8", "D.f32[N=8]")] == "equal" and got[("CLayout_64x16", "D.f32[N=16]")] == "equal"
+
+
+def test_errata_name_the_encodings_that_agree(run):
+    r = run("errata", os.path.join(SPECS, "m16n8k256.yaml"), "--format", "json")
+    e = next(x for x in json.loads(r.out)["errata"] if x["subject"] == "A.b1")
+    assert e["encodings"]["reading"] == ["CuTe `SM80_16x8x256_S32U1U1S32_TN_XORPOPC.ALayout`"]
+    assert e["encodings"]["printed"] == []
+    assert e["encodings"]["neither"] == ["CuTe `SM80_16x8x256_S32U1U1S32_TN_XORPOPC.ALayout` (historical)"]
+
+
+def test_mlir_ldmatrix_lowering_is_proved_against_the_readings(verdicts, run, tmp_path):
+    """MLIR's ldmatrix addresses composed with its operand layout (mlir-nvgpu_ldmatrix.yaml) equal
+    the ldmatrix readings; the same formulas against the other form (.trans for none) differ."""
+    mine = [v for v in verdicts if v.reference.file.endswith("mlir-nvgpu_ldmatrix.yaml")]
+    assert len(mine) == 3 and all(v.verdict == "equal" for v in mine)
+    assert {v.reference.fragment_id for v in mine} == {"r.x4", "r.x2", "r.x2.trans"}
+    data = tmp_path / "mlir.yaml"
+    with open(os.path.join(ROOT, "checker", "references", "data", "mlir-nvgpu_ldmatrix.yaml"), encoding="utf-8") as fh:
+        data.write_text(fh.read().replace("id: r.x2.trans}", "id: r.x2}"))
+    r = run("conformance", SPECS, "--references", str(data))
+    assert r.code == 1 and "transpose (current) vs ldmatrix.m8n8 r.x2: differs" in r.out
+    assert "the first: thread 0 e1: the spec puts it at r[0][1], the candidate gives r[1][0]" in r.out
