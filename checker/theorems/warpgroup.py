@@ -54,15 +54,33 @@ def theorems(spec, readings, opts) -> list:
         every = _every(frs, asked)
         for g in asked:
             r = readings[g.id] if g.id in readings else materialize(g)
-            out.append(_warp_rows(spec, r, opts, every))
+            tie = None  # mma-tiles or a-stacked: the warp's rows follow from it where it holds
             if g.operand == "D":
                 c = beside.reading(*TILE)
                 if c is not None:
-                    out.append(_tiles(spec, r, c, opts, every))
-                out += _reuse(spec, r, beside, opts, every)
-            elif spec.k in STACKED and (a := beside.reading(*STACKED[spec.k])) is not None:
-                out.append(_stacked(spec, r, a, opts))
+                    tie = (_tiles(spec, r, c, opts, every), c)
+                rest = _reuse(spec, r, beside, opts, every)
+            else:
+                rest = []
+                if spec.k in STACKED and (a := beside.reading(*STACKED[spec.k])) is not None:
+                    tie = (_stacked(spec, r, a, opts), a)
+            out.append(_rows_of(spec, r, opts, every, tie))
+            out += ([tie[0]] if tie else []) + rest
     return out + beside.errors
+
+
+def _rows_of(spec, r, opts, every, tie):
+    """warp-rows: derived where the tie to mma.sync holds (each row is a row of a 16-row mma
+    fragment, 16w down; that fragment's in-range is proved with its spec), else asked."""
+    if tie is None or tie[0].verdict != PROVED or tie[1].fragment.rows != 16:
+        return _warp_rows(spec, r, opts, every)
+    f, subject = r.fragment, tie[0].subject.split(": ", 1)[0]
+    other = f"{tie[1].fragment.id} of m16n8k{16 if subject == 'mma-tiles' else spec.k}"
+    return Result(spec.path, None, PROPERTY, PROVED, 0.0, str(f.span), subject=f"warp-rows: {f.id}",
+                  message=f"warp w (threads 32w..32w+31) holds only rows 16w..16w+15 of {f.operand}; with injective "
+                          f"and covers of {f.id}, exactly those rows{every}; derived: {subject} proved above places "
+                          f"each of its cells 16w below a cell of {other}, whose rows are 0..15 (its in-range, "
+                          "proved with its spec)")
 
 
 def _fragments(spec) -> list:
