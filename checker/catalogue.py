@@ -50,3 +50,60 @@ def min_sm(v) -> int | None:
     """The table's minimum target for the variant, or None where it has no row."""
     m = minimum(v)
     return None if m is None else m[1]
+
+
+# --- ldmatrix, stmatrix, movmatrix (isa-movement.yaml) ------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def movement_support() -> tuple:
+    """The forms of ldmatrix, stmatrix and movmatrix the PTX ISA defines, one row per shape and
+    group of types, with their minimum PTX version and targets."""
+    return tuple(yaml.safe_load(files("checker.report").joinpath("isa-movement.yaml").read_text(encoding="utf-8")))
+
+
+def movement_forms(row: dict) -> list:
+    """The instructions of one row, spelled as the specs' `forms:` spell them."""
+    out = []
+    for num in row["nums"] or [None]:
+        for trans in row["trans"]:
+            for type_ in row["types"]:
+                parts = [row["instruction"], "sync", "aligned", row["shape"]] + ([num] if num else [])
+                parts += ["trans"] if trans else []
+                parts += ["shared"] if row["instruction"] != "movmatrix" else []
+                out.append(".".join(parts + [type_]))
+    return out
+
+
+def movement_row(instruction: str) -> dict | None:
+    """The support row that defines an ldmatrix / stmatrix / movmatrix instruction, or None."""
+    return next((r for r in movement_support() if instruction in movement_forms(r)), None)
+
+
+def target_parts(target: str) -> tuple:
+    """"sm_100a" -> (100, "a"); "sm_90" -> (90, "")."""
+    body = target.removeprefix("sm_")
+    suffix = body[-1] if body[-1:] in ("a", "f") else ""
+    return int(body[:len(body) - len(suffix)]), suffix
+
+
+def _family(sm: int) -> int:
+    # sm_100 and sm_103 are one family, sm_120 and sm_121 another (ptxas: "PTX for .target sm_XYf
+    # can be compiled to GPU targets sm_XZ, sm_XZf, sm_XZa where Z >= Y ... in same family")
+    return sm // 10
+
+
+def movement_supports(row: dict, target: str) -> tuple:
+    """(whether `target` runs the row's forms, the first PTX ISA version that may name them there;
+    or why not)."""
+    sm, suffix = target_parts(target)
+    if row["target"] is not None:
+        need = target_parts(row["target"])[0]
+        return (True, row["ptx"]) if sm >= need else (False, f"needs {row['target']} or higher")
+    if target in row["arch"]:
+        return True, row["ptx"]
+    for fam in row["family"]:
+        base = target_parts(fam)[0]
+        if suffix in ("a", "f") and _family(sm) == _family(base) and sm >= base:
+            return True, max(row["ptx"], row["family_ptx"], key=version_key)
+    return False, (f"needs {'/'.join(row['arch'])}, or {'/'.join(row['family'])} or a later target of the family "
+                   f"(§{row['section']} Target ISA Notes)")

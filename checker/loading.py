@@ -3,11 +3,10 @@ Shared by the prover and the `same_as` theorems; it imports no prover."""
 from __future__ import annotations
 
 import hashlib
-import os
 
 from checker.errors import SpecError
 
-# (absolute path, SHA-256 of its bytes) -> Spec: a proof reads some specs several times (those it
+# (path as named, SHA-256 of its bytes) -> Spec: a proof reads some specs several times (those it
 # proves, and the neighbours that same_as sentences, compositions and relations name, in every
 # worker that needs them), and reading one (YAML, the JSON Schema check, the model) costs about
 # 15 ms. Keyed by the bytes read, never by a file's name or time alone: a file that changed is
@@ -24,8 +23,8 @@ def load(path: str) -> tuple:
 
     try:
         data = recording.read_regular(path, MAX_BYTES)  # recorded for the result cache on every read
-        # the path as given too: a spec keeps the path it was loaded by in every span and result
-        key = (path, os.path.abspath(path), hashlib.sha256(data).digest())
+        # the path as named, not made absolute: a Spec's locations quote it as it was given
+        key = (path, hashlib.sha256(data).digest())
         spec = _LOADED.get(key)
         if spec is None:
             spec = load_spec(path, data)

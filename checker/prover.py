@@ -91,8 +91,7 @@ def prove_loaded(paths: list, relation_files: list, loaded: dict, opts: Options)
         out.extend(errors or [])
         for k, _ in enumerate(rels):
             out.extend(done[("relation", path, k)])
-    blame(out)
-    return out
+    return blame(out)
 
 
 class _Readings:
@@ -137,13 +136,12 @@ def prove_relation(path, rel, opts) -> list:
                             holds=rel.statement, fails=fails)
         if r.verdict == REFUTED and not r.declared and r.counterexample:
             # at the formula that gives the differing cell, the relation's line as a note
-            r.location, pieces, replay, r.detail["sides"] = locate(path, rel, r.counterexample, focus_of(path))
-            r.counterexample.update(pieces=pieces, replay=replay, relation_at=str(rel.span))
+            location, pieces, replay, sides = locate(path, rel, r.counterexample, focus_of(path))
+            r = r.but(location=location, detail={"sides": sides},
+                      counterexample={"pieces": pieces, "replay": replay, "relation_at": str(rel.span)})
     except SpecError as exc:
-        r = load_error(path, exc)
-        r.subject = rel.id
-    r.detail["rests_on"] = list(rel.rests_on)
-    return [r]
+        r = load_error(path, exc).but(subject=rel.id)
+    return [r.but(detail={"rests_on": list(rel.rests_on)})]
 
 
 _LOADED: dict = {}
@@ -186,12 +184,6 @@ def _heaviest_first(work):
     return sorted(work, key=weight)
 
 
-def domains(fragment):
-    if fragment.computations:
-        return [(c.id, c.lanes) for c in fragment.computations]
-    return [(None, tuple(range(fragment.threads.count)))]
-
-
 def prove_fragment(spec, fragment, opts: Options) -> list:
     t0 = time.perf_counter()
     try:
@@ -217,14 +209,14 @@ def check_reading(spec, reading, opts, erratum=None) -> list:
     for prop in table_properties(reading):
         t0 = time.perf_counter()
         verdict, found = prop.check(reading)
-        results.append(Result(spec.path, f.id, prop.name, PROVED if verdict == "proved" else REFUTED,
+        results.append(Result(spec.path, f.id, prop.name, PROVED if verdict == PROVED else REFUTED,
                               time.perf_counter() - t0, found.location if found else str(f.span),
                               found.counterexample if found else None, message=found.message if found else ""))
     if reading.layout is None:
         return results
     sym = smt_engine.symbolic(reading.layout, reading.width)
     props = engine_properties(reading)
-    doms = domains(f)
+    doms = f.domains()
     together = None
     if len(doms) > 1:
         name = f"{spec.shape}.{f.id}" + (".printed" if reading.reverted else "")
@@ -246,7 +238,7 @@ def _smt_domain(spec, reading, comp, lanes, opts, sym, props, known=None) -> lis
     t0 = time.perf_counter()
     py = py_engine.decide_reading(reading, lanes) if opts.cross_check else None
     if py is not None:
-        hint = py["covers"][1].cell if py["covers"][0] == "refuted" else None
+        hint = py["covers"][1].cell if py["covers"][0] == REFUTED else None
     else:
         hint = lambda: _hole_by_enumeration(reading, lanes, f)  # noqa: E731 - only if counting can't decide
     t1 = time.perf_counter()
@@ -256,10 +248,10 @@ def _smt_domain(spec, reading, comp, lanes, opts, sym, props, known=None) -> lis
     out = []
     for prop in props:
         a = answers[prop.name]
-        if py is not None and a.verdict != "unknown" and (a.verdict, a.witness) != py[prop.name]:
+        if py is not None and a.verdict != UNKNOWN and (a.verdict, a.witness) != py[prop.name]:
             raise EngineDisagreement(f"{name} {prop.name}: z3 says {a.verdict} {_shown(a.witness)}, "
                                      f"enumeration says {py[prop.name][0]} {_shown(py[prop.name][1])}")
-        verdict = {"proved": PROVED, "refuted": REFUTED, "unknown": UNKNOWN}[a.verdict]
+        verdict = a.verdict
         found = prop.message(ex, a.witness) if a.witness else None
         msg = found.message if found else ""
         if verdict == UNKNOWN:
@@ -297,8 +289,7 @@ def check_erratum(spec, fragment, erratum, n, opts) -> list:
         if r.verdict == REFUTED and r.property not in found:
             found[r.property] = r
         elif r.verdict in (UNKNOWN, SPEC_ERROR):
-            r.message = f"as printed (erratum at {erratum.span}): {r.message}"
-            return [r]
+            return [r.but(message=f"as printed (erratum at {erratum.span}): {r.message}")]
     declared = set(erratum.breaks)
     if set(found) != declared:
         extra, missing = sorted(set(found) - declared), sorted(declared - set(found))
@@ -311,10 +302,7 @@ def check_erratum(spec, fragment, erratum, n, opts) -> list:
     out = []
     for prop in sorted(found):
         r = found[prop]
-        r.erratum = True
-        r.detail["erratum"] = {"printed": erratum.printed, "value": erratum.value.text,
-                               "why": erratum.erratum, "at": str(erratum.span)}
-        if r.counterexample is not None:
-            r.counterexample["erratum_at"] = str(erratum.span)
-        out.append(r)
+        out.append(r.but(erratum=True, detail={"erratum": {"printed": erratum.printed, "value": erratum.value.text,
+                                                           "why": erratum.erratum, "at": str(erratum.span)}},
+                         counterexample={"erratum_at": str(erratum.span)} if r.counterexample is not None else None))
     return out

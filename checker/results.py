@@ -1,20 +1,38 @@
 """Verdicts and results, shared by the prover and every report format."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from enum import Enum
 
-PROVED, REFUTED, UNKNOWN, SPEC_ERROR = "PROVED", "REFUTED", "UNKNOWN", "SPEC_ERROR"
+class Verdict(str, Enum):
+    """What a property, theorem, relation or comparison came to: the one vocabulary of both
+    engines' answers and of results. A str, so that it is its own word in JSON and text."""
+
+    PROVED = "PROVED"
+    REFUTED = "REFUTED"
+    UNKNOWN = "UNKNOWN"  # z3 gave no answer (a resource limit): never a pass
+    SPEC_ERROR = "SPEC_ERROR"  # the input could not be read: nothing was proved
+
+    def __str__(self) -> str:
+        return self.value
+
+    __format__ = str.__format__
+
+
+PROVED, REFUTED, UNKNOWN, SPEC_ERROR = Verdict.PROVED, Verdict.REFUTED, Verdict.UNKNOWN, Verdict.SPEC_ERROR
 EXIT = {PROVED: 0, REFUTED: 1, UNKNOWN: 1, SPEC_ERROR: 3}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Result:
-    """One verdict: a property of a fragment, or a theorem, with where and why."""
+    """One verdict: a property of a fragment, or a theorem, with where and why. Immutable once
+    built: a later step that adds to it (where a relation is located, that a refutation is an
+    erratum's) makes a new one with `but`."""
 
     spec: str
     fragment: str | None
     property: str
-    verdict: str
+    verdict: Verdict
     seconds: float = 0.0
     location: str | None = None
     counterexample: dict | None = None
@@ -24,6 +42,14 @@ class Result:
     detail: dict = field(default_factory=dict)
     subject: str | None = None  # a theorem about several fragments: what it is about
     declared: bool = False  # a refutation the spec itself declares (a relation stated as not holding)
+
+    def but(self, detail: dict | None = None, counterexample: dict | None = None, **changes) -> "Result":
+        """This result with `changes`, and with `detail` and `counterexample` added to its own."""
+        if detail:
+            changes["detail"] = {**self.detail, **detail}
+        if counterexample:
+            changes["counterexample"] = {**(self.counterexample or {}), **counterexample}
+        return replace(self, **changes)
 
     def failed(self) -> bool:
         return self.verdict != PROVED and not self.erratum and not self.declared

@@ -30,20 +30,38 @@ def run(args, out, err) -> int:
     from checker.spec.load import load_spec
     from checker.files import is_relations_file
 
+    from checker.probe import movement_dump
+    from checker.probe.movement_run import crosscheck_movement, is_movement
+
     t0 = time.perf_counter()
     specs = [(p, load_spec(p)) for p in spec_files(args.paths) if not is_relations_file(p)]
-    files = find(args.dumps)
-    if not files:
-        raise UsageError(f"no probe dump (*.dump.json.gz) in {' '.join(args.dumps)}: nothing was checked")
-    results, stats = crosscheck(specs, files)
-    if not any(r.subject for r in results) and not any(r.failed() for r in results):
+    moving = movement_dump.find(args.dumps)
+    files = [p for p in find(args.dumps) if p not in moving]  # a movement dump named as a file is one
+    if not files and not moving:
+        raise UsageError(f"no probe dump (*{dumps_suffix()}, *{movement_dump.SUFFIX}) in {' '.join(args.dumps)}: "
+                         "nothing was checked")
+    results, stats = crosscheck([s for s in specs if not is_movement(s[1])], files) if files else ([], None)
+    moved, moved_stats = crosscheck_movement(specs, moving) if moving else ([], None)
+    if not any(r.subject for r in results + moved) and not any(r.failed() for r in results + moved):
         raise UsageError("no dump is of a variant of these specs: nothing was checked")
     seconds = time.perf_counter() - t0
     if args.format == "json":
-        json.dump({"summary": summary(results) | {"seconds": round(seconds, 4)} | stats,
+        json.dump({"summary": summary(results + moved) | {"seconds": round(seconds, 4)} | (stats or {})
+                   | ({"movement": moved_stats} if moved_stats else {}),
                    "results": [r.as_json() | {"dump": r.detail.get("dump"), "source": r.detail.get("source")}
-                               for r in results]}, out, indent=1)
+                               for r in results + moved]}, out, indent=1)
         out.write("\n")
     else:
-        out.write(render_text(results, stats, seconds))
-    return exit_code(results)
+        from checker.probe.movement_report import render_text as render_movement
+
+        if stats is not None:
+            out.write(render_text(results, stats, seconds))
+        if moved_stats is not None:
+            out.write(render_movement(moved, moved_stats))
+    return exit_code(results + moved)
+
+
+def dumps_suffix() -> str:
+    from checker.probe.dump import SUFFIX
+
+    return SUFFIX

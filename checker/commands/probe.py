@@ -52,15 +52,18 @@ def run(args, out, err) -> int:
         raise UsageError("--seed takes 0..2**62-1")
     if args.compile_only:
         return compile_only(args, out)
+    from checker.commands.probe_movement import on_device, split, synthetic
+
+    mma_paths, moving = split(args.paths)
     if args.emit_ptx:
         from checker.commands.probe_emit import emit
 
-        return emit(args, out)
+        return emit(args, out, mma_paths, moving)
     check_outputs(args)
     from checker.catalogue import min_sm
     from checker.probe.record import record
 
-    todo = variants_of(args.paths)
+    todo = variants_of(mma_paths) if mma_paths else []
     device = None
     if args.synthetic:
         targets = archs(args.arch or "sm_90")
@@ -83,6 +86,11 @@ def run(args, out, err) -> int:
             written.append((v, record(v, path, where, sm, args.seed, device)))
         except (RuntimeError, ValueError) as exc:
             raise CheckerError(f"{v.instruction}: {exc}") from None
+    if moving:
+        moved, skip = (synthetic(moving, where, args.arch or "sm_90", args.seed) if device is None
+                       else on_device(moving, where, device, args.seed))
+        written += [(None, p) for p in moved]
+        skipped += skip
     seconds = time.perf_counter() - t0
     kind = "synthetic (reference model, not hardware)" if device is None else f"hardware ({device.name}, sm_{sm})"
     if args.format == "json":

@@ -14,14 +14,16 @@ def archs(text: str) -> list:
 
     found = []
     for a in text.split(","):
-        m = re.fullmatch(r"sm_(\d{2,3})", a.strip())
+        m = re.fullmatch(r"sm_(\d{2,3})[af]?", a.strip())
         if not m:
             raise UsageError(f"--arch takes targets like sm_80,sm_90, not {a!r}")
-        found.append(int(m.group(1)))
+        # mma kernels are built for the plain target: sm_100a's mma is sm_100's
+        if int(m.group(1)) not in found:
+            found.append(int(m.group(1)))
     return found
 
 
-def variants_of(paths) -> list:
+def variants_of(paths, allow_empty: bool = False) -> list:
     from checker.semantics.variants import variants
     from checker.spec.load import load_spec
     from checker.files import is_relations_file
@@ -30,7 +32,7 @@ def variants_of(paths) -> list:
     for path in spec_files(paths):
         if not is_relations_file(path):
             out.extend((path, v) for v in variants(load_spec(path)))
-    if not out:
+    if not out and not allow_empty:
         raise UsageError("no variant to probe: the paths hold no spec")
     return out
 
@@ -40,15 +42,20 @@ def compile_only(args, out) -> int:
     with --minimums, checked at the support table's minimum version and target."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from checker.commands.probe_movement import compile_rows, render_compile, split, targets as movement_targets
+
+    mma_paths, moving = split(args.paths)
     if args.minimums:
         from checker.probe.assemble import ptxas
 
-        return _minimums(variants_of(args.paths), args.format, out, ptxas())
+        return _minimums(variants_of(mma_paths), args.format, out, ptxas())
 
     from checker.probe import sass
     from checker.probe.assemble import build, ptxas
 
     targets = archs(args.arch or "sm_80,sm_89,sm_90")
+    wanted = movement_targets(args.arch or "sm_80,sm_89,sm_90")
+    moved = compile_rows(moving, wanted) if moving else []
     tool, disasm = ptxas(), sass.nvdisasm()
 
     def one(job):
@@ -56,7 +63,7 @@ def compile_only(args, out) -> int:
         b = build(v, sm, tool)
         return b, (sass.disassemble(b.cubin, disasm) if b.ok and disasm else None)
 
-    jobs = [(path, v, sm) for path, v in variants_of(args.paths) for sm in targets]
+    jobs = [(path, v, sm) for path, v in (variants_of(mma_paths) if mma_paths else []) for sm in targets]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # each job is two subprocesses
         done = list(pool.map(one, jobs))
     rows, worst = [], 0
@@ -72,11 +79,12 @@ def compile_only(args, out) -> int:
                                  for op in "ABCD" for r in v.fragment(op).table if v.type_of(op) in r.types)
                 out.write(f"{where}: error: ptxas (sm_{sm}) rejects {v.instruction} with the spec's "
                           f"registers ({regs}):\n    " + b.message.replace("\n", "\n    ") + "\n")
+    worst = max(worst, int(any(r["result"] == "rejected" for r in moved)))
     if args.format == "json":
-        json.dump(rows, out, indent=1)
+        json.dump(rows + moved, out, indent=1)
         out.write("\n")
         return worst
-    for sm in targets:
+    for sm in (targets if jobs else []):
         mine = [r for r in rows if r["arch"] == f"sm_{sm}"]
         skipped = sorted({r["message"] for r in mine if r["result"] == "skipped"})
         out.write(f"sm_{sm}: {sum(r['result'] == 'assembled' for r in mine)} assembled, "
@@ -91,6 +99,8 @@ def compile_only(args, out) -> int:
         for ops, names in sorted(kinds.items()):
             shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
             out.write(f"  SASS {ops}: {len(names)} ({shown})\n")
+    if moved:
+        render_compile(moved, wanted, out)
     if not disasm:
         out.write("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)\n")
     return worst

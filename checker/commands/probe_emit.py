@@ -33,7 +33,7 @@ For each kernel in `manifest.json`:
 """
 
 
-def emit(args, out) -> int:
+def emit(args, out, mma_paths: list | None = None, moving: dict | None = None) -> int:
     """Write DIR/<kernel>.ptx, its input images, its expected D, manifest.json and README.md."""
     import numpy as np
 
@@ -48,7 +48,7 @@ def emit(args, out) -> int:
         raise UsageError("--emit-ptx takes one --arch (default: each variant's minimum target)")
     outputs.make_folder(where, "--emit-ptx")
     manifest, skipped = [], []
-    for path, v in variants_of(args.paths):
+    for path, v in (variants_of(args.paths if mma_paths is None else mma_paths) if mma_paths != [] else []):
         need = min_sm(v)
         sm = targets[0] if targets else need
         if need is None or sm < need:
@@ -70,22 +70,33 @@ def emit(args, out) -> int:
             "operands": {op: {"file": files[op], "registers": geo[op].count, "bits": geo[op].reg_bits}
                          for op in "ABCD"},
             "seed": args.seed, "patterns": [b.as_json() for b in blocks]})
-    if not manifest:
+    moved = []
+    if moving:
+        from checker.commands.probe_movement import emit as emit_movement
+
+        moved = emit_movement(moving, where, args.arch, args.seed)
+    if not manifest and not moved:
         raise UsageError("no variant could be emitted: " + "; ".join(skipped))
     command = " ".join(["checker probe", *args.paths, "--emit-ptx", args.emit_ptx]
                        + (["--arch", args.arch] if args.arch else []) + (["--seed", str(args.seed)] if args.seed else []))
-    _write(os.path.join(where, "manifest.json"), (json.dumps(manifest, indent=1) + "\n").encode())
-    _write(os.path.join(where, "README.md"), README.format(command=command, ptx=PTX_VERSION).encode())
+    if manifest:
+        _write(os.path.join(where, "manifest.json"), (json.dumps(manifest, indent=1) + "\n").encode())
+        _write(os.path.join(where, "README.md"), README.format(command=command, ptx=PTX_VERSION).encode())
     if args.format == "json":
-        json.dump({"folder": where, "kernels": [m["kernel"] for m in manifest], "skipped": skipped}, out, indent=1)
+        json.dump({"folder": where, "kernels": [m["kernel"] for m in manifest + moved], "skipped": skipped}, out,
+                  indent=1)
         out.write("\n")
     else:
-        for m in manifest:
+        for m in manifest + moved:
             out.write(f"wrote {os.path.join(where, m['ptx'])} ({m['target']}, {m['warps']} warps)\n")
         for s in skipped:
             out.write(f"skipped {s}\n")
-        out.write(f"{len(manifest)} kernels with their inputs and expected D in {where}; how to run them: "
-                  f"{os.path.join(where, 'README.md')}\n")
+        if manifest:
+            out.write(f"{len(manifest)} kernels with their inputs and expected D in {where}; how to run them: "
+                      f"{os.path.join(where, 'README.md')}\n")
+        if moved:
+            out.write(f"{len(moved)} ldmatrix, stmatrix and movmatrix kernels with their inputs and expected outputs in "
+                      f"{where}; how to run them: {os.path.join(where, 'README-movement.md')}\n")
     return 0
 
 

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from checker.errors import SpecError
-from checker.spec.text import SourceText
+from checker.source import SourceText
 
 MAX_TEXT = 4096
 MAX_DEPTH = 8

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from checker.errors import CheckerError
+from checker.results import PROVED, UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -123,9 +124,9 @@ def compare(target: Target, n: int, cand, letter: str) -> tuple:
     z3 = smt_compare.differ(f"{target.name}.compare.{cand.kind}", target.reading, target.lanes, n, cand.form(),
                             box, expect)
     where = f" (MMA computation {target.computation})" if target.computation is not None else ""
-    if z3.verdict == "unknown":
+    if z3.verdict == UNKNOWN:
         raise CheckerError(f"z3 could not decide whether {cand.describe()} equals the spec{where} ({z3.reason})")
-    z3_at = None if z3.verdict == "proved" else (z3.witness["t"], z3.witness["i"])
+    z3_at = None if z3.verdict == PROVED else (z3.witness["t"], z3.witness["i"])
     z3_cells = None if z3_at is None else (_cell(z3.witness["spec"]), _cell(z3.witness["candidate"]))
     py_cells = None if first is None else (first[1], first[2])
     if z3_at != expect or z3_cells != py_cells:

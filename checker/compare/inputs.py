@@ -14,7 +14,7 @@ import re
 
 import checker.compare.candidates as candidates
 from checker.errors import SourceSpan, SpecError
-from checker.spec.text import plain
+from checker.source import plain
 
 MAX_FILE = 4 << 20
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from checker.errors import CheckerError, UsageError
 from checker.export import derive, render
 from checker.properties import enumerate as py_engine
+from checker.results import PROVED, UNKNOWN
 
 TARGETS = ("cute", "triton", "cpp", "python")
 
@@ -33,17 +34,17 @@ def _proved(frag, reading, lanes) -> None:
     answers = py_engine.decide_reading(reading, lanes)
     for prop in answers:
         verdict, witness = answers[prop][0], answers[prop][1]
-        if verdict != "proved":
+        if verdict != PROVED:
             raise CheckerError(f"{frag.span}: {frag.id} is not {prop} ({witness}): `checker prove` it first; "
                                "a map that is not a bijection has nothing trustworthy to export")
 
 
 def _agree(what: str, m, py_wrong, z3_answer) -> None:
     """z3 and the enumeration must say the same of a form: equal, or wrong first at the same point."""
-    if z3_answer.verdict == "unknown":
+    if z3_answer.verdict == UNKNOWN:
         raise CheckerError(f"{m.fragment.span}: z3 could not decide whether the {what} equals the spec "
                            f"({z3_answer.reason}): not exported")
-    z3_at = None if z3_answer.verdict == "proved" else (z3_answer.witness["t"], z3_answer.witness["i"])
+    z3_at = None if z3_answer.verdict == PROVED else (z3_answer.witness["t"], z3_answer.witness["i"])
     py_at = None if py_wrong is None else py_wrong[:2]
     if z3_at != py_at:
         raise CheckerError(f"{m.fragment.span}: the z3 and plain-Python engines disagree on the {what} "

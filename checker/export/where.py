@@ -7,6 +7,7 @@ from checker.export.checked import fragment
 from checker.properties import chunk, enumerate as py_engine
 from checker.semantics import sparse
 from checker.spec.model import KIND_BITS
+from checker.results import PROVED
 
 
 def where(spec_path: str, fid: str, row: int, col: int, compressed: bool = False) -> dict:
@@ -28,7 +29,7 @@ def where(spec_path: str, fid: str, row: int, col: int, compressed: bool = False
                                     "registers": _registers(frag, i)})
                     if frag.threads.count > 32:  # a warpgroup: thread T<t> is lane t % 32 of warp t / 32
                         holders[-1].update(thread=lane, warp=lane // 32, lane=lane % 32)
-    bijective = all(py_engine.decide(reading.layout, d, reading.n, frag.rows, frag.cols)["injective"][0] == "proved"
+    bijective = all(py_engine.decide(reading.layout, d, reading.n, frag.rows, frag.cols)["injective"][0] == PROVED
                     for d in ([c.lanes for c in frag.computations] or [tuple(range(frag.threads.count))]))
     return {"spec": spec_path, "shape": spec.shape, "fragment": fid, "operand": frag.operand, "row": row, "col": col,
             "holders": holders, "unique": bijective and len(holders) == max(1, len(frag.computations))}

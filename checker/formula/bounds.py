@@ -13,12 +13,26 @@ from checker.formula import ast
 LIMIT = 1 << 24
 
 
+def expression_widest(src, lanes: tuple[int, int], node, env: dict) -> int:
+    """The largest magnitude an expression (of a theorem's side, not a layout) reaches, its names
+    ranging over the intervals of `env`."""
+    b = Bounds(None, lanes, 1, src)
+    b.widest = 1  # the expression's own reach, not the domain's
+    b.interval(node, env)
+    return b.widest
+
+
 class Bounds:
-    def __init__(self, layout, lanes: tuple[int, int], n: int):
-        self.src = layout.src
+    """Interval bounds of every subterm of a layout's formulas (None: of expressions given one by
+    one to interval), over `lanes` and elements 0..n-1; `widest`, the largest magnitude seen."""
+
+    def __init__(self, layout, lanes: tuple[int, int], n: int, src=None):
+        self.src = layout.src if layout is not None else src
         self.env = {"i": (0, max(0, n - 1))}
         self.lanes = lanes
         self.widest = max(abs(lanes[1]), n, 1)
+        if layout is None:
+            return
         for name, expr in layout.definitions:
             self.env[name] = self.interval(expr, self.env)
         for formula in layout.bound:  # a piecewise name is one of its pieces' values, or -1

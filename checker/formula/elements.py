@@ -12,8 +12,8 @@ from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
 from checker.formula import tables
 from checker.formula.evaluate import values as evaluate_values
-from checker.formula.parser import MAX_TEXT, _memo, _raise, number, parse_expr
-from checker.spec.text import SourceText, plain
+from checker.formula.parser import MAX_TEXT, memoised, number, parse_expr, raise_located
+from checker.source import SourceText, plain
 
 
 @functools.lru_cache(maxsize=None)
@@ -38,7 +38,7 @@ def _parse_elements(src: SourceText, params: tuple = ()) -> tuple:
     try:
         tokens = _element_tokens(listed)
     except lark.exceptions.LarkError as exc:
-        _raise(src, exc, "element list")
+        raise_located(src, exc, "element list")
     items, by_name = [], set()
     for item, start_pos in tokens:
         if item[1:] in named:
@@ -204,7 +204,7 @@ def _value(text: str, env: dict, at) -> int:
     return number(plain(text, at), env)
 
 
-_elements = _memo("elements", _parse_elements)
+_elements = memoised("elements", _parse_elements)
 
 
 def parse_elements(src: SourceText, params: dict | None = None) -> list[str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from checker.errors import SpecError
 from checker.families import WARP, Threads
 from checker.formula import ast
-from checker.spec.text import SourceText
+from checker.source import SourceText
 
 RESERVED = {"i", "row", "col"}
 
@@ -80,6 +80,12 @@ def _elem_guard(elem: ast.ElemClause | None):
     if elem.indices is not None:
         return ast.Chain((ast.Var("i", elem.off), ast.SetLit(elem.indices, "", elem.off)), ("=",), elem.off)
     return elem.where if elem.where is not None else TRUE
+
+
+def check_type(src: SourceText, known: set, node, want: str) -> None:
+    """That `node` is an integer value (want "int") or a condition ("bool"), naming only `known`
+    names (and %laneid): a located SpecError otherwise."""
+    _Typer(src, known).check(node, want)
 
 
 class _Typer:

@@ -10,7 +10,7 @@ from checker.bounded import shown
 from checker.errors import SpecError
 from checker.formula import ast, tables
 from checker.formula.evaluate import values as evaluate_values
-from checker.spec.text import SourceText
+from checker.source import SourceText
 
 MAX_TEXT = 4096
 MAX_DEPTH = 48
@@ -39,7 +39,7 @@ def _expected(names) -> str:
     return ", ".join(shown[:6]) + (", ..." if len(shown) > 6 else "")
 
 
-def _raise(src: SourceText, exc: Exception, what: str):
+def raise_located(src: SourceText, exc: Exception, what: str):
     if isinstance(exc, lark.UnexpectedToken):
         tok = exc.token
         off = tok.start_pos if getattr(tok, "start_pos", None) is not None else len(src.text)
@@ -68,7 +68,7 @@ _PARSED: dict = {}
 _PARSED_MAX = 4096
 
 
-def _memo(kind: str, parse):
+def memoised(kind: str, parse):
     """A parse depends only on the text: AST nodes keep offsets into it, not file positions. So
     a text parsed once (the same element list in many tables, the same relation side in many
     equations) is not parsed again in this process. Failures are not kept: each is raised with
@@ -92,7 +92,7 @@ def _parse_block(src: SourceText) -> ast.Block:
     try:
         tree = _parser().parse(src.text + "\n", start="start")
     except lark.exceptions.LarkError as exc:
-        _raise(src, exc, "formula")
+        raise_located(src, exc, "formula")
     return _Build(src).block(tree)
 
 
@@ -103,7 +103,7 @@ def _parse_expr(src: SourceText):
     try:
         tree = _parser().parse(src.text, start="lone")
     except lark.exceptions.LarkError as exc:
-        _raise(src, exc, "expression")
+        raise_located(src, exc, "expression")
     return _Build(src).expr(tree.children[0])
 
 
@@ -118,8 +118,8 @@ def number(src: SourceText, env: dict) -> int:
                                      f"{', '.join(env) or 'no parameter'}") from None
 
 
-parse_block = _memo("block", _parse_block)
-parse_expr = _memo("expr", _parse_expr)
+parse_block = memoised("block", _parse_block)
+parse_expr = memoised("expr", _parse_expr)
 
 
 class _Build:

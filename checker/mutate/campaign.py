@@ -32,15 +32,16 @@ from checker.formula.parser import parse_block
 from checker.mutate.operators import mutants
 from checker.properties import REGISTRY, enumerate as py_engine
 from checker import workers
-from checker.prover import Options, domains
+from checker.options import Options
 from checker.spec.load import load_spec
 from checker.spec.reading import formula_source, materialize, substituted
-from checker.spec.text import plain
+from checker.source import plain
 from checker.theorems.consistency import spec_theorems
 from checker.theorems.equation import Equation, Side, difference
 from checker.files import split_relations
 from checker.theorems.relations import load_relations
 from checker.theorems.run import Disagreement, decide, equation_result
+from checker.results import PROVED, UNKNOWN
 
 # cheapest first: the engine properties in the registry's order, then the theorems
 ORDER = ("bounds", *(p.name for p in REGISTRY if p.kind != "table"), "computations", "shared-layout", "packing",
@@ -131,10 +132,10 @@ def _mutant_reading(reading, block, src):
 
 
 def _fragment_verdict(reading, fragment) -> str | None:
-    for _, lanes in domains(fragment):
+    for _, lanes in fragment.domains():
         answers = py_engine.decide_reading(reading, lanes)
         for prop in answers:
-            if answers[prop][0] != "proved":
+            if answers[prop][0] != PROVED:
                 return prop
     return None
 
@@ -187,9 +188,9 @@ def _equivalence(original, mreading, fragment) -> tuple:
     right = Side("mutant", mreading, None, i, None, None, src)
     eq = Equation(f"{fragment.id} mutant", (("i", tuple(range(original.n))),), lanes, left, right, span)
     verdict, _, _, _ = decide(eq, Options(cross_check=True))
-    if verdict == "proved":
+    if verdict == PROVED:
         return True, ""
-    if verdict == "unknown":
+    if verdict == UNKNOWN:
         raise Disagreement(f"{fragment.id}: z3 gave no answer on the equivalence of a mutant")
     return False, difference(eq)
 

@@ -16,10 +16,14 @@ def hardware_agreement(spec_files: list, dump_dir: str | None) -> tuple:
     from checker.spec.load import load_spec
     from checker.files import is_relations_file
 
-    paths = dumps.find([dump_dir])
-    if not paths:
-        return {}, 0
+    from checker.probe.movement_dump import SUFFIX as MOVEMENT
+    from checker.probe.movement_report import hardware_agreement as movement_agreement
+
     specs = [(p, load_spec(p)) for p in spec_files if not is_relations_file(p)]
+    moved, moved_agreeing = movement_agreement(specs, dump_dir)
+    paths = [p for p in dumps.find([dump_dir]) if not p.endswith(MOVEMENT)]
+    if not paths:
+        return moved, moved_agreeing
     results, _ = crosscheck(specs, paths)
     # the crosscheck names each result's dump, its source and its instruction: no second read
     by_instr = {v.instruction.replace("mma.sync.aligned.", ""): v for _, s in specs for v in variants(s)}
@@ -37,4 +41,4 @@ def hardware_agreement(spec_files: list, dump_dir: str | None) -> tuple:
         for key in {(v.shape, "A", v.atype), (v.shape, "B", v.btype),
                     (v.shape, "C/D", v.ctype), (v.shape, "C/D", v.dtype)}:
             counts[key] = counts.get(key, 0) + 1
-    return counts, agreeing
+    return counts | moved, agreeing + moved_agreeing

@@ -69,3 +69,13 @@ def assemble(tool: str, text: str, sm: int, name: str) -> tuple:
             return False, (proc.stderr or proc.stdout).strip().replace(src, name + ".ptx")[:2000], b""
         with open(out, "rb") as fh:
             return True, "assembled", fh.read()
+
+
+@functools.lru_cache(maxsize=None)
+def known_targets(tool: str) -> frozenset:
+    """The sm_XY targets this ptxas names in its --help ("Allowed values for this option: ...")."""
+    import re
+
+    proc = subprocess.run([tool, "--help"], capture_output=True, text=True, timeout=TIMEOUT_S,
+                          stdin=subprocess.DEVNULL)
+    return frozenset(re.findall(r"'(sm_\d+[af]?)'", proc.stdout))

@@ -159,11 +159,7 @@ def check_dump(v, spec_path: str, d) -> list:
         out.append(_compare_slots(op, geo[op], got["hw"], got["why"], spec_path, subject, tag,
                                   "dump" if d.synthetic else "hardware"))
     seconds = time.perf_counter() - t0
-    for r in out:
-        r.seconds = seconds / len(out)
-        r.detail["dump"] = d.path
-        r.detail["source"] = d.header["source"]
-    return out
+    return [r.but(seconds=seconds / len(out), detail={"dump": d.path, "source": d.header["source"]}) for r in out]
 
 
 def crosscheck(specs: list, dump_paths: list) -> tuple:

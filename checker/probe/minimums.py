@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checker.catalogue import minimum, version_key as _key
+from checker.catalogue import minimum, version_key
 from checker.probe.assemble import assemble
 from checker.probe.ptx import generate, kernel_name
 
@@ -39,7 +39,7 @@ def check(v, tool: str) -> Check:
     ok, text = assemble(tool, generate(v, sm, ptx), sm, kernel_name(v))[:2]
     note = ""
     if not ok and "is not defined for option" in text:  # CUDA 13's ptxas no longer knows sm_70
-        newer = [t for t in sorted(TARGET_PTX) if t > sm and _key(TARGET_PTX[t]) <= _key(ptx)]
+        newer = [t for t in sorted(TARGET_PTX) if t > sm and version_key(TARGET_PTX[t]) <= version_key(ptx)]
         if newer:
             note = f" (this ptxas does not know sm_{sm}; checked at sm_{newer[0]}, the oldest it knows that PTX {ptx} can name)"
             sm = newer[0]
@@ -47,7 +47,7 @@ def check(v, tool: str) -> Check:
     if not ok:
         return Check(v, ptx, sm, "FAILED", f"ptxas rejects it at the table's minimum (PTX {ptx}, sm_{sm}): {text[:300]}")
     below = VERSIONS[VERSIONS.index(ptx) - 1] if ptx in VERSIONS and VERSIONS.index(ptx) > 0 else None
-    if below is None or _key(below) < _key(TARGET_PTX.get(sm, "0.0")):
+    if below is None or version_key(below) < version_key(TARGET_PTX.get(sm, "0.0")):
         return Check(v, ptx, sm, "target", f"assembles at PTX {ptx} for sm_{sm}; sm_{sm} needs PTX "
                      f"{TARGET_PTX.get(sm, ptx)} itself, so no lower version can be tried{note}")
     ok_below, text_below = assemble(tool, generate(v, sm, below), sm, kernel_name(v))[:2]

@@ -13,7 +13,7 @@ from checker.probe.ptx import PTX_VERSION, generate, kernel_name
 from checker.semantics.execute import execute, geometries
 
 
-def _tool() -> dict:
+def tool_info() -> dict:
     try:
         return {"name": "ptx-fragment-checker", "version": version("ptx-fragment-checker")}
     except PackageNotFoundError:  # pragma: no cover - running from a source tree
@@ -55,7 +55,7 @@ def record(v, spec_path: str, out_dir: str, sm: int, seed: int = 0, device=None)
     imgs = dict(imgs, D=d)
     header = {"source": source, "note": note, "device": dev, "instruction": v.instruction, "shape": v.shape,
               "variant": v.id, "spec": {"file": spec_path.replace(os.sep, "/"), "sha256": dump.sha256_file(spec_path)},
-              "kernel": head, "seed": seed, "patterns": [b.as_json() for b in blocks], "tool": _tool()}
+              "kernel": head, "seed": seed, "patterns": [b.as_json() for b in blocks], "tool": tool_info()}
     path = os.path.join(out_dir, dump.file_name(v.shape, v.id))
     dump.write(path, header, imgs, {op: geo[op].reg_bits for op in "ABCD"})
     return path

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from checker.properties.base import Finding, Hole, Property
 from checker.smt.properties import Answer
+from checker.results import PROVED, REFUTED, UNKNOWN
 
 
 class Covers(Property):
@@ -26,22 +27,22 @@ class Covers(Property):
         """`answers`: the point and pair properties, already decided for this domain."""
         d, r, inj = answers["defined"], answers["in-range"], answers["injective"]
         size, cells = len(q.lanes) * q.n, q.rows * q.cols
-        total = d.verdict == "proved" and r.verdict == "proved"
+        total = d.verdict == PROVED and r.verdict == PROVED
         verdict, why = None, ""
-        if total and size == cells and inj.verdict in ("proved", "refuted"):
+        if total and size == cells and inj.verdict in (PROVED, REFUTED):
             verdict = inj.verdict
             why = (f"pigeonhole: {size} points map {'injectively' if verdict == 'proved' else 'non-injectively'}"
                    f" and totally into {q.rows}x{q.cols} cells")
         elif size < cells:
-            verdict, why = "refuted", f"counting: {size} points cannot cover {cells} cells"
-        if verdict == "proved":
-            return Answer("proved", reason=why, queries=["defined", "in-range", "injective"])
+            verdict, why = REFUTED, f"counting: {size} points cannot cover {cells} cells"
+        if verdict == PROVED:
+            return Answer(PROVED, reason=why, queries=["defined", "in-range", "injective"])
         hole = hole_hint() if callable(hole_hint) else hole_hint
         if hole is not None:
             return self._confirm_hole(q, hole, why or "a cell no point holds")
         if verdict is None:
             return self.quantified(q)
-        return Answer("unknown", reason=f"{why}, but no hole was found to show", queries=[])
+        return Answer(UNKNOWN, reason=f"{why}, but no hole was found to show", queries=[])
 
     @staticmethod
     def _confirm_hole(q, cell, why) -> Answer:
@@ -49,12 +50,12 @@ class Covers(Property):
         out = q.check("covers.hole", p.has, f"(= {p.row} {q.bv(cell[0])})", f"(= {p.col} {q.bv(cell[1])})",
                       values=(q.lane, q.i))
         if out.status == "unsat":
-            return Answer("refuted", Hole(tuple(cell)), reason=why, queries=["covers.hole"])
+            return Answer(REFUTED, Hole(tuple(cell)), reason=why, queries=["covers.hole"])
         if out.status == "sat":
             held = {"lane": out.model[str(q.lane)], "i": out.model[str(q.i)]}
-            return Answer("unknown", reason=f"the hole {tuple(cell)} offered by enumeration is held "
+            return Answer(UNKNOWN, reason=f"the hole {tuple(cell)} offered by enumeration is held "
                                             f"by lane {held}", queries=["covers.hole"])
-        return Answer("unknown", reason=out.reason, queries=["covers.hole"])
+        return Answer(UNKNOWN, reason=out.reason, queries=["covers.hole"])
 
     @staticmethod
     def quantified(q) -> Answer:
@@ -68,11 +69,11 @@ class Covers(Property):
                 f"(or (distinct {s.row} {r}) (distinct {s.col} {c}))))")
         out = q.quantified("covers", cell, hole, values=(r, c))
         if out.status == "sat":
-            return Answer("refuted", Hole((out.model[str(r)], out.model[str(c)])), reason="quantified query",
+            return Answer(REFUTED, Hole((out.model[str(r)], out.model[str(c)])), reason="quantified query",
                           queries=["covers"])
         if out.status == "unsat":
-            return Answer("proved", queries=["covers"])
-        return Answer("unknown", reason=out.reason or "z3 answered unknown", queries=["covers"])
+            return Answer(PROVED, queries=["covers"])
+        return Answer(UNKNOWN, reason=out.reason or "z3 answered unknown", queries=["covers"])
 
     def message(self, ex, w) -> Finding:
         cell = list(w.cell)

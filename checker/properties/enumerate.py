@@ -10,6 +10,7 @@ from functools import cached_property
 
 from checker.formula.evaluate import environment, formula_hits, piece_columns
 from checker.properties import engine_properties
+from checker.results import PROVED, REFUTED
 
 
 def table(layout, lanes, n) -> dict:
@@ -89,7 +90,7 @@ def decide(layout, lanes, n, rows, cols, reading=None) -> dict:
     out = {}
     for prop in engine_properties(reading):
         witness = prop.enumerate(ev)
-        out[prop.name] = ("proved", None) if witness is None else ("refuted", witness)
+        out[prop.name] = (PROVED, None) if witness is None else (REFUTED, witness)
     return out
 
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from checker.properties.base import Finding, Property
 from checker.spec import model
+from checker.results import PROVED, REFUTED
 
 
 def _check(reading) -> tuple[str, dict | None]:
     f = reading.fragment
     if reading.header not in f.headers:
         want = " or ".join(f.headers)
-        return "refuted", {"message": f"the type column is headed {reading.header!r}, but matrix {f.operand}'s is {want}",
+        return REFUTED, {"message": f"the type column is headed {reading.header!r}, but matrix {f.operand}'s is {want}",
                            "location": str(f.header.span(0))}
     n = reading.n
     for k, (row, names) in enumerate(zip(f.table, reading.elements)):
@@ -28,13 +29,13 @@ def _check(reading) -> tuple[str, dict | None]:
                 else:
                     j = next(j for j in range(n) if names[j] != expected[j])
                     msg = f"table row {k + 1}: element {j + 1} is {names[j]!r} where {expected[j]!r} is expected"
-                return "refuted", {"message": msg, "location": str(row.elements.span(0))}
+                return REFUTED, {"message": msg, "location": str(row.elements.span(0))}
         for t in row.types:
             bits, reg = max(model.TYPE_BITS[t], row.container_bits or 0), model.KIND_BITS[row.kind]
             per = reg // bits if reg % bits == 0 else None
             if per is None or row.count * per != n or (row.per_register not in (None, per)):
                 said = f", {row.per_register} per register as written" if row.per_register else ""
-                return "refuted", {
+                return REFUTED, {
                     "message": f"table row {k + 1}: {row.count} .{row.kind} registers of .{t} ({bits}-bit) "
                                f"hold {row.count * (per or 0)} elements{said}; the element list has {n}",
                     "location": str(row.span)}
@@ -44,9 +45,9 @@ def _check(reading) -> tuple[str, dict | None]:
     if f.formula is None and t.count * n != f.rows * f.cols:
         # drawn only: no formula's domain to hold the element list to, but the threads that hold
         # it (a warp's 32 lanes) must hold the whole matrix
-        return "refuted", {"message": f"{t.count} {t.unit}s x {n} elements do not hold the {f.rows * f.cols} elements of a "
+        return REFUTED, {"message": f"{t.count} {t.unit}s x {n} elements do not hold the {f.rows * f.cols} elements of a "
                                       f"{f.rows}x{f.cols} {f.operand}", "location": str(f.table[0].span)}
-    return "proved", None
+    return PROVED, None
 
 
 def _sparse(f, n: int) -> tuple[str, dict | None]:
@@ -56,16 +57,16 @@ def _sparse(f, n: int) -> tuple[str, dict | None]:
     for k, row in enumerate(f.table):
         said = f"table row {k + 1}: {row.per_register} non-zero elements out of {row.out_of} consecutive"
         if row.per_register * sp.chunk != row.out_of * sp.nonzero:
-            return "refuted", {"message": f"{said} is not the granularity {sp.nonzero}:{sp.chunk} of {sp.section}",
+            return REFUTED, {"message": f"{said} is not the granularity {sp.nonzero}:{sp.chunk} of {sp.section}",
                                "location": str(row.span)}
         if row.out_of % sp.chunk:
-            return "refuted", {"message": f"{said}: a range of {row.out_of} is not whole {sp.chunk}-wide chunks",
+            return REFUTED, {"message": f"{said}: a range of {row.out_of} is not whole {sp.chunk}-wide chunks",
                                "location": str(row.span)}
     if f.threads.count * n != f.rows * sp.k * sp.nonzero // sp.chunk:
-        return "refuted", {"message": f"{f.threads.count} {f.threads.unit}s x {n} elements do not hold the {f.rows * sp.k * sp.nonzero // sp.chunk} "
+        return REFUTED, {"message": f"{f.threads.count} {f.threads.unit}s x {n} elements do not hold the {f.rows * sp.k * sp.nonzero // sp.chunk} "
                                       f"non-zero elements of a {f.rows}x{sp.k} A at {sp.nonzero}:{sp.chunk}",
                            "location": str(f.table[0].span)}
-    return "proved", None
+    return PROVED, None
 
 
 class FragmentShape(Property):

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import itertools
 
+from checker.results import PROVED
+
 SHARED = frozenset({"defined", "in-range", "injective", "covers"})
 
 _FAMILIES: dict = {}  # (spec path, fragment span) -> (readings by instance, z3 answers or None)
@@ -121,4 +123,4 @@ def _enumerate(readings) -> dict | None:
             return None  # out of range at some N: that instance finds its own witness
         if len(lanes) * n != top.fragment.rows * width:
             return None  # not a bijection by counting: covers is asked per instance
-    return {p: ("proved", None) for p in SHARED}
+    return {p: (PROVED, None) for p in SHARED}

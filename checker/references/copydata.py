@@ -13,7 +13,7 @@ What the fields mean: checker.compare.copyatom.
 from __future__ import annotations
 
 from checker.errors import SpecError
-from checker.spec.text import from_node
+from checker.source import from_node
 
 ELEMENT_BITS = (1, 2, 4, 8, 16, 32, 64, 128)  # an element never straddles a 128-bit row
 MAX_ROWS = 4096

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from checker.errors import SpecError
 from checker.spec import yamlload
-from checker.spec.text import from_node
+from checker.source import from_node
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 LIBRARIES = ("CuTe", "Triton", "MLIR", "JAX")

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from checker.errors import SpecError
 from checker.properties.chunk import ranges as chunk_ranges
 from checker.properties.enumerate import table as enumerate_table
-from checker.prover import domains
 from checker.report.figures import COMPUTATION_STROKE, Panel
 from checker.results import SPEC_ERROR, Result
 from checker.spec.load import load_spec
@@ -127,7 +126,7 @@ def panels(fragment, layout, n, marks) -> list:
     """One panel per MMA computation (one for the whole warp but for m8n8k4 .f16), each cell with
     the (lane, element) pairs that the layout sends there, as the first applying piece gives it."""
     out = []
-    for k, (cid, lanes) in enumerate(domains(fragment)):
+    for k, (cid, lanes) in enumerate(fragment.domains()):
         tab = enumerate_table(layout, lanes, n)
         cells: dict = {}
         for (lane, i), (rows, cols, *_) in sorted(tab.items()):

@@ -13,6 +13,7 @@ import time
 from checker.smt.solver import RLIMIT, Session, Var, bv
 from checker.smt.symbolic import Answer, signed, symbolic
 from checker.smt.terms import conj
+from checker.results import PROVED, REFUTED, UNKNOWN
 
 W = 32
 
@@ -144,13 +145,13 @@ def differ(name: str, reading, lanes: tuple, n: int, form: tuple, box: tuple, ex
     values = (s_has, s_row, s_col, c_has, c_row, c_col)
     out = session.minimize("differ", [t, i], wrong, values=values, expect=expect)
     if out.status == "unsat":
-        answer = Answer("proved", queries=["differ"])
+        answer = Answer(PROVED, queries=["differ"])
     elif out.status == "sat":
         m = out.model
         cell = lambda has, r, c: [signed(m[r], W), signed(m[c], W)] if m[has] else None  # noqa: E731
-        answer = Answer("refuted", {"t": m[str(t)], "i": m[str(i)], "spec": cell(s_has, s_row, s_col),
+        answer = Answer(REFUTED, {"t": m[str(t)], "i": m[str(i)], "spec": cell(s_has, s_row, s_col),
                                     "candidate": cell(c_has, c_row, c_col)}, queries=["differ"])
     else:
-        answer = Answer("unknown", reason=out.reason or "z3 answered unknown", queries=["differ"])
+        answer = Answer(UNKNOWN, reason=out.reason or "z3 answered unknown", queries=["differ"])
     answer.seconds = time.perf_counter() - t0
     return answer

@@ -12,6 +12,7 @@ import time
 from checker.smt.symbolic import Answer, member, symbolic
 from checker.smt.solver import Session, Var, bv
 from checker.smt.terms import conj, disj
+from checker.results import PROVED, REFUTED, UNKNOWN
 
 
 def needs(name, operand, held, held_width, held_n, acc, acc_width, acc_n, groups, k_dim, dump_dir=None,
@@ -35,16 +36,16 @@ def needs(name, operand, held, held_width, held_n, acc, acc_width, acc_n, groups
     s.add(f"(bvsge {lane} {bv(0, w)})", f"(bvslt {lane} {bv(32, w)})", f"(bvsge {i} {bv(0, w)})",
           f"(bvslt {i} {bv(acc_n, w)})", f"(bvsge {k} {bv(0, w)})", f"(bvslt {k} {bv(k_dim, w)})")
     hint = None
-    if expect is not None and expect[0] == "refuted" and all(x in (expect[1] or {}) for x in ("lane", "i", "k")):
+    if expect is not None and expect[0] == REFUTED and all(x in (expect[1] or {}) for x in ("lane", "i", "k")):
         hint = (expect[1]["lane"], expect[1]["i"], expect[1]["k"])
     out = s.minimize("needs", [lane, i, k], disj(missing), values=want, expect=hint)
     if out.status == "unsat":
-        ans = Answer("proved", queries=["needs"])
+        ans = Answer(PROVED, queries=["needs"])
     elif out.status == "sat":
         m = out.model
-        ans = Answer("refuted", {"lane": m[str(lane)], "i": m[str(i)], "k": m[str(k)],
+        ans = Answer(REFUTED, {"lane": m[str(lane)], "i": m[str(i)], "k": m[str(k)],
                                  "cell": [m[want[0]], m[want[1]]]}, queries=["needs"])
     else:
-        ans = Answer("unknown", reason=out.reason or "z3 answered unknown", queries=["needs"])
+        ans = Answer(UNKNOWN, reason=out.reason or "z3 answered unknown", queries=["needs"])
     ans.seconds = time.perf_counter() - t0
     return ans

@@ -8,6 +8,7 @@ import time
 from checker.smt.symbolic import Answer, member, signed, symbolic
 from checker.smt.solver import Session, Var
 from checker.smt.terms import Terms, conj
+from checker.results import PROVED, REFUTED, UNKNOWN
 
 
 def _side(side, env, w):
@@ -41,19 +42,19 @@ def prove(eq, width: int, dump_dir=None, expect=None) -> Answer:
     right = _side(eq.right, env, w)
     names = ["lane"] + [v for v, _ in eq.variables]
     hint = None
-    if expect is not None and expect[0] == "refuted":
+    if expect is not None and expect[0] == REFUTED:
         point = (expect[1] or {}).get("point", {})
         hint = tuple(point[n] for n in names) if all(n in point for n in names) else None
     session = Session(f"relation.{eq.id}", dump_dir)
     session.add(conj(domain))
     out = session.minimize("differ", variables, f"(or (distinct {left[2]} {right[2]}) (distinct {left[3]} {right[3]}))",
                            values=left + right, expect=hint)
-    answer = Answer("unknown", reason=out.reason or "z3 answered unknown", queries=["differ"])
+    answer = Answer(UNKNOWN, reason=out.reason or "z3 answered unknown", queries=["differ"])
     if out.status == "unsat":
-        answer = Answer("proved", queries=["differ"])
+        answer = Answer(PROVED, queries=["differ"])
     elif out.status == "sat":
         val = lambda t: signed(out.model[str(t)], w)  # noqa: E731
-        answer = Answer("refuted", {
+        answer = Answer(REFUTED, {
             "point": {n: val(v) for n, v in zip(names, variables)},
             "left": {"lane": val(left[0]), "i": val(left[1]), "cell": [val(left[2]), val(left[3])]},
             "right": {"lane": val(right[0]), "i": val(right[1]), "cell": [val(right[2]), val(right[3])]}},

@@ -9,6 +9,7 @@ import time
 from checker.smt.properties import FragmentProver
 from checker.smt.symbolic import Answer, symbolic
 from checker.smt.terms import disj
+from checker.results import PROVED
 
 
 _HOLDS: dict = {}  # every point property over the largest domain, by formula text and domain
@@ -44,9 +45,9 @@ def prove_every_n(name: str, readings: list, props, dump_dir=None) -> dict | Non
     for r in readings:
         why = (f"proved for every {param} ({values}) at once: one map, each instance's domain a part of "
                f"the largest one's, in range with each {param}'s bound")
-        answers = {p.name: Answer("proved", reason=why, queries=["all", "in-range.every-instance"], seconds=share)
+        answers = {p.name: Answer(PROVED, reason=why, queries=["all", "in-range.every-instance"], seconds=share)
                    for p in props if p.name != "covers"}
-        answers["covers"] = Answer("proved", reason=f"pigeonhole: {len(lanes) * r.n} points map injectively and "
+        answers["covers"] = Answer(PROVED, reason=f"pigeonhole: {len(lanes) * r.n} points map injectively and "
                                                     f"totally into {f.rows}x{r.fragment.cols} cells", seconds=share)
         out[(r.n, r.fragment.cols)] = {p.name: answers[p.name] for p in props}
     return out

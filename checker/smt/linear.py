@@ -8,6 +8,7 @@ import time
 from checker.smt.symbolic import Answer, symbolic
 from checker.smt.solver import Session, Var, bv
 from checker.smt.terms import disj
+from checker.results import PROVED, REFUTED, UNKNOWN
 
 WIDE = 32
 
@@ -39,11 +40,11 @@ def _xor_map(x, x_bases, y, y_bases):
 def _answer(s, query, t, i, wrong, t0) -> Answer:
     out = s.minimize(query, [t, i], wrong)
     if out.status == "unsat":
-        ans = Answer("proved", queries=[query])
+        ans = Answer(PROVED, queries=[query])
     elif out.status == "sat":
-        ans = Answer("refuted", {"t": out.model[str(t)], "i": out.model[str(i)]}, queries=[query])
+        ans = Answer(REFUTED, {"t": out.model[str(t)], "i": out.model[str(i)]}, queries=[query])
     else:
-        ans = Answer("unknown", reason=out.reason or "z3 answered unknown", queries=[query])
+        ans = Answer(UNKNOWN, reason=out.reason or "z3 answered unknown", queries=[query])
     ans.seconds = time.perf_counter() - t0
     return ans
 

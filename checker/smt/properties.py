@@ -15,6 +15,7 @@ from checker.witness import Pair, Point
 from checker.smt.solver import Session, Var, bv
 from checker.smt.symbolic import Answer, Symbolic, domain, member, signed, symbolic  # noqa: F401 - the engine's API
 from checker.smt.terms import conj, disj
+from checker.results import PROVED, REFUTED, UNKNOWN
 
 
 def exactly_one(pieces) -> str:
@@ -69,16 +70,16 @@ class FragmentProver:
     # asking
     def _answer(self, out, witness_fn, query):
         if out.status == "unsat":
-            return Answer("proved", queries=[query])
+            return Answer(PROVED, queries=[query])
         if out.status == "sat":
-            return Answer("refuted", witness_fn(out), queries=[query])
-        return Answer("unknown", reason=out.reason or "z3 answered unknown", queries=[query])
+            return Answer(REFUTED, witness_fn(out), queries=[query])
+        return Answer(UNKNOWN, reason=out.reason or "z3 answered unknown", queries=[query])
 
     def ask(self, prop) -> Answer:
         """A point or pair property: the smallest violation, confirming enumeration's where given."""
         violation = prop.violation(self)
         verdict, witness = self.expect.get(prop.name, (None, None))
-        hint = witness.key() if verdict == "refuted" and witness is not None else None
+        hint = witness.key() if verdict == REFUTED and witness is not None else None
         if prop.kind == "point":
             out = self.session.minimize(prop.name, [self.lane, self.i], violation, expect=hint)
             return self._answer(out, lambda o: Point(o.model[str(self.lane)], o.model[str(self.i)]), prop.name)
@@ -102,7 +103,7 @@ class FragmentProver:
         exactly when their disjunction is unsat. Not asked where the plain-Python engine already
         found a violation."""
         asked = self._asked()
-        if any(self.expect.get(prop.name, ("proved",))[0] == "refuted" for prop in asked):
+        if any(self.expect.get(prop.name, (PROVED,))[0] == REFUTED for prop in asked):
             return False
         return self.session.check("all", disj(prop.violation(self) for prop in asked)).status == "unsat"
 
@@ -145,10 +146,10 @@ def prove_computations(name, sym: Symbolic, groups, n, rows, cols, properties, d
     out = {}
     for g in groups:
         why = f"proved for all {k} computations at once"
-        answers = {p.name: Answer("proved", reason=why, seconds=(t1 - t0) / (len(asked) * k)) for p in asked}
+        answers = {p.name: Answer(PROVED, reason=why, seconds=(t1 - t0) / (len(asked) * k)) for p in asked}
         for p in properties:
             if p.kind == "cell":
-                answers[p.name] = Answer("proved", reason=f"pigeonhole per computation: {len(g) * n} points map "
+                answers[p.name] = Answer(PROVED, reason=f"pigeonhole per computation: {len(g) * n} points map "
                                                           f"injectively and totally into {rows}x{cols} cells", seconds=0.0)
         out[g] = {p.name: answers[p.name] for p in properties if p.name in answers}
     return out

@@ -15,8 +15,6 @@ import re
 import time
 from dataclasses import dataclass, field
 
-import z3
-
 from checker.errors import CheckerError
 
 
@@ -85,6 +83,9 @@ class _Interpreter:
     one quantified query (covers, when counting cannot decide it) has an interpreter of its own."""
 
     def __init__(self, logic: str | None):
+        import z3  # here, not at the top: a cache hit imports the property modules, which import this one
+
+        self.z3 = z3
         self.context = z3.Context()  # kept: z3 deletes the C context when this is collected
         self.header = (f"(set-logic {logic})\n" if logic else "") + "(set-option :random-seed 0)\n"
         self.sent: set = set()
@@ -95,8 +96,8 @@ class _Interpreter:
 
     def run(self, text: str) -> str:
         try:
-            return z3.Z3_eval_smtlib2_string(self.context.ref(), text)
-        except z3.Z3Exception as exc:
+            return self.z3.Z3_eval_smtlib2_string(self.context.ref(), text)
+        except self.z3.Z3Exception as exc:
             msg = exc.value.decode(errors="replace") if isinstance(exc.value, bytes) else str(exc.value)
             raise Z3Error(msg) from None
 

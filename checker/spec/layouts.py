@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from checker.errors import SourceSpan, SpecError
 from checker.families import FAMILIES
-from checker.spec import model, text
+from checker import source
+from checker.spec import model
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def fragment(meaning, fr: dict, fpath: list, section: str, family: str) -> model
                          meaning.span(fpath + ["operand_text"]))
     reading = fr["reading"]
     return model.Fragment(
-        id=fr["id"], operand=fr["operand"], layout=None, header=text.plain(fam.operand(fr["operand"]).headers[0], meaning.span(fpath + ["type"])),
+        id=fr["id"], operand=fr["operand"], layout=None, header=source.plain(fam.operand(fr["operand"]).headers[0], meaning.span(fpath + ["type"])),
         table=(row,), figures=tuple(fr["figures"]), caption=fr["caption"],
         formula=meaning.stext(fpath + ["reading", "formula"]), errata=(), section=section, computations=(),
         rows=rows, cols=cols, span=meaning.span(fpath), caption_span=meaning.span(fpath + ["caption"]),

@@ -10,7 +10,8 @@ from importlib import resources
 from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
 from checker.families import FAMILIES
-from checker.spec import layouts, model, text, yamlload
+from checker import source
+from checker.spec import containers, layouts, model, yamlload
 
 SCHEMA_ID = "ptx-fragment-checker/1"
 MAX_DIM = 1024
@@ -136,8 +137,8 @@ class _Meaning:
     def span(self, path, key=False):
         return self.doc.span(tuple(path), key)
 
-    def stext(self, path) -> text.SourceText:
-        return text.from_node(self.doc.nodes[tuple(path)], self.doc.text, self.doc.path)
+    def stext(self, path) -> source.SourceText:
+        return source.from_node(self.doc.nodes[tuple(path)], self.doc.text, self.doc.path)
 
     def spec(self) -> model.Spec:
         v = self.doc.value
@@ -192,7 +193,8 @@ class _Meaning:
                                           tuple(sec.get("stated", ()))))
         found = {f.id: f for s in sections for f in s.fragments}
         return model.Spec(self.doc.path, shape, dims["m"], dims["n"], dims.get("k"), tuple(sections), family.name,
-                          (params,) if params else (), layouts.compositions(self, v, found))
+                          (params,) if params else (), layouts.compositions(self, v, found),
+                          containers.containers(self, v, family.name))
 
     @staticmethod
     def instances(instances, family, fr) -> list:

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from checker.errors import SourceSpan
 from checker.families import FAMILIES, WARP, Threads
-from checker.spec.text import SourceText
+from checker.source import SourceText
 
 TYPE_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s32": 32, "u8": 8, "s8": 8,
              "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8, "e2m1": 4, "u4": 4, "s4": 4, "b1": 1,
@@ -163,6 +163,13 @@ class Fragment:
     def types(self) -> tuple:
         return tuple(t for row in self.table for t in row.types)
 
+    def domains(self) -> list:
+        """[(computation id or None, the threads that hold the fragment in it)]: one per MMA
+        computation (m8n8k4 .f16), else one for every thread that holds it."""
+        if self.computations:
+            return [(c.id, c.lanes) for c in self.computations]
+        return [(None, tuple(range(self.threads.count)))]
+
     def __repr__(self) -> str:  # one line: the generated one prints every table row, erratum and span
         return f"Fragment({self.id!r}: {self.operand} {self.rows}x{self.cols}, .{'/.'.join(self.types)}, at {self.span})"
 
@@ -223,6 +230,7 @@ class Spec:
     family: str = "mma"
     parameters: tuple = ()  # (name, values): ("N", (8, 16, ..., 256))
     compositions: tuple = ()  # checker.spec.layouts.Composition: ldmatrix & co. placed on mma fragments
+    containers: object = None  # checker.spec.containers.Containers: where ldmatrix and mma put 4-/6-bit values
 
     def fragments(self) -> tuple:
         return tuple(f for s in self.sections for f in s.fragments)

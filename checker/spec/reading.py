@@ -12,7 +12,7 @@ from checker.formula.lower import Layout, lower
 from checker.formula.elements import parse_elements
 from checker.formula.parser import parse_block
 from checker.spec import model
-from checker.spec.text import SourceText
+from checker.source import SourceText
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from checker import recording
 from checker.errors import SpecError
 from checker.formula.parser import parse_expr
 from checker.loading import load, load_error
-from checker.spec import text
+from checker import source
 from checker.results import REFUTED
 from checker.spec.reading import materialize
 from checker.theorems.equation import Equation, Side, check_names, difference
@@ -45,7 +45,7 @@ def _fragment(spec, ref: str, span, readings: dict):
 
 def equation(spec, c, readings: dict) -> Equation:
     def expr(field, default):
-        src = c.src.get(field) or text.plain(default, c.span)
+        src = c.src.get(field) or source.plain(default, c.span)
         return src, parse_expr(src)
 
     lay = readings.get(c.layout)
@@ -78,11 +78,10 @@ def prove(spec, readings: dict, opts) -> list:
                 # at the formula that gives the differing cell, as a relation is (the composition's
                 # line a note); relations.blame moves it to the side the run's failures point at
                 where = SimpleNamespace(equation=eq, span=c.span)
-                r.location, pieces, replay, r.detail["sides"] = locate(spec.path, where, r.counterexample)
-                r.counterexample.update(pieces=pieces, replay=replay, relation_at=str(c.span))
+                location, pieces, replay, sides = locate(spec.path, where, r.counterexample)
+                r = r.but(location=location, detail={"sides": sides},
+                          counterexample={"pieces": pieces, "replay": replay, "relation_at": str(c.span)})
         except SpecError as exc:
-            r = load_error(spec.path, exc)
-            r.subject = c.id
-        r.detail["rests_on"] = list(c.rests_on)
-        out.append(r)
+            r = load_error(spec.path, exc).but(subject=c.id)
+        out.append(r.but(detail={"rests_on": list(c.rests_on)}))
     return out

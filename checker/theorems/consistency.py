@@ -14,8 +14,8 @@ from checker.smt import consistency as smt_consistency
 from checker.errors import SpecError
 from checker.spec.model import KIND_BITS
 from checker.spec.reading import header
-from checker.spec.text import plain
-from checker.theorems import composition
+from checker.source import plain
+from checker.theorems import composition, containers
 from checker.theorems.equation import Equation, Side
 from checker.theorems.run import equation_result
 
@@ -32,13 +32,14 @@ def contiguous(fragment) -> str:
     return "col"
 
 
-FAMILIES = ("computations", "shared-layout", "packing", "composition", "warpgroup")
+FAMILIES = ("computations", "shared-layout", "packing", "composition", "containers", "warpgroup")
 # The theorems each instruction family's specs are held to (checker.families): these are about
 # the warp-level mma, its operands A, B, C and its document's words; another family's come with
 # its specs.
 THEOREMS = {"mma": ("dimensions", "same-as", "words", "computations", "shared-layout", "packing"),
             # ldmatrix & co.: their layouts placed on mma fragments (checker/theorems/composition.py)
-            "ldmatrix": ("composition",), "stmatrix": ("composition",), "movmatrix": ("composition",),
+            # and where ldmatrix .b8x16 and mma .kind::f8f6f4 put 4-/6-bit values (theorems/containers.py)
+            "ldmatrix": ("composition", "containers"), "stmatrix": ("composition",), "movmatrix": ("composition",),
             # wgmma: the warpgroup's fragments and the mma.sync fragments they are made of
             # (checker/theorems/warpgroup.py)
             "wgmma": ("words", "warpgroup")}
@@ -61,6 +62,8 @@ def spec_theorems(spec, readings: dict, opts, families=FAMILIES) -> list:
         out += packing(spec, readings, opts)
     if "composition" in families and spec.compositions:
         out += composition.prove(spec, readings, opts)
+    if "containers" in families and spec.containers is not None:
+        out += containers.prove(spec, opts)
     if "warpgroup" in families:
         from checker.theorems import warpgroup  # only a wgmma spec's task needs it
 
@@ -139,8 +142,8 @@ def _needs_py(operand, held, acc, groups, k_dim):
             for k in range(k_dim):
                 want = (row, k) if operand == "A" else (k, col)
                 if want not in have[lane]:
-                    return "refuted", {"lane": lane, "i": i, "k": k, "cell": list(want)}
-    return "proved", None
+                    return REFUTED, {"lane": lane, "i": i, "k": k, "cell": list(want)}
+    return PROVED, None
 
 
 def computations(spec, readings, opts, fragment_results=None) -> list:
@@ -207,15 +210,15 @@ def _computations(spec, held, acc, hr, ar, opts) -> Result:
     ans = smt_consistency.needs(name, held.operand, hr.layout, hr.width, hr.n, ar.layout, ar.width, ar.n,
                                 groups, spec.k, opts.dump_smt, expect=py)
     what = "row" if held.operand == "A" else "column"
-    if py is not None and ans.verdict != "unknown":
+    if py is not None and ans.verdict != UNKNOWN:
         if py != (ans.verdict, ans.witness):
             return Result(spec.path, None, "computations", UNKNOWN, ans.seconds, str(held.span), subject=subject,
                           message=f"the z3 and plain-Python engines disagree, so neither is trusted: z3 "
                                   f"{ans.verdict} {ans.witness}, enumeration {py[0]} {py[1]}")
-    if ans.verdict == "unknown":
+    if ans.verdict == UNKNOWN:
         return Result(spec.path, None, "computations", UNKNOWN, ans.seconds, str(held.span), subject=subject,
                       message=f"z3 could not decide: {ans.reason}")
-    if ans.verdict == "refuted":
+    if ans.verdict == REFUTED:
         w = ans.witness
         comp = next(c for c in held.computations if w["lane"] in c.lanes)
         msg = (f"computation {comp.id}: lane {w['lane']} {ar.fragment.letter}{w['i']} needs "

@@ -15,9 +15,10 @@ import itertools
 from dataclasses import dataclass
 
 from checker.errors import SourceSpan, SpecError
-from checker.formula.bounds import Bounds
+from checker.formula.bounds import expression_widest
 from checker.formula.evaluate import values, warp_cells
-from checker.formula.lower import _Typer
+from checker.formula.lower import check_type
+from checker.results import PROVED, REFUTED
 
 MAX_POINTS = 1 << 16
 
@@ -65,7 +66,7 @@ def check_names(eq_vars: set, side: Side):
         if node is None:
             continue
         known = set(eq_vars) | ({"row", "col"} if field in ("row", "col") else set())
-        _Typer(side.src[field], known).check(node, "int")
+        check_type(side.src[field], known, node, "int")
 
 
 def width(eq: Equation) -> int:
@@ -78,10 +79,9 @@ def width(eq: Equation) -> int:
             node = getattr(side, field)
             if node is None:
                 continue
-            b = object.__new__(Bounds)
-            b.src, b.lanes, b.widest = side.src[field], (min(eq.lanes), max(eq.lanes)), 1
-            b.interval(node, env | {"row": (-reach, reach), "col": (-reach, reach)})
-            widest = max(widest, b.widest.bit_length() + 2)
+            reached = expression_widest(side.src[field], (min(eq.lanes), max(eq.lanes)), node,
+                                        env | {"row": (-reach, reach), "col": (-reach, reach)})
+            widest = max(widest, reached.bit_length() + 2)
         widest = max(widest, side.reading.width)
     return widest
 
@@ -118,8 +118,8 @@ def evaluate(eq: Equation):
     right = _side_values(eq, eq.right, env, len(pts))
     for k, p in enumerate(pts):
         if (left[2][k], left[3][k]) != (right[2][k], right[3][k]):
-            return "refuted", witness(eq, p, [x[k] for x in left], [x[k] for x in right])
-    return "proved", None
+            return REFUTED, witness(eq, p, [x[k] for x in left], [x[k] for x in right])
+    return PROVED, None
 
 
 def witness(eq: Equation, point, left, right) -> dict:

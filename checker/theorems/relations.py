@@ -14,7 +14,7 @@ from checker import recording
 from checker.bounded import shown
 from checker.errors import SpecError
 from checker.formula.parser import parse_expr
-from checker.spec import text
+from checker import source
 from checker.spec.reading import materialize
 from checker.theorems.equation import MAX_POINTS, Equation, Side, check_names
 
@@ -126,7 +126,7 @@ def _side(doc, path, value, resolve) -> Side:
     src, nodes = {}, {}
     for field in ("lane", "element", "row", "col"):
         if field in value:
-            src[field] = text.from_node(doc.nodes[path + (field,)], doc.text, doc.path)
+            src[field] = source.from_node(doc.nodes[path + (field,)], doc.text, doc.path)
             nodes[field] = parse_expr(src[field])
     return Side(value["fragment"], reading, nodes.get("lane"), nodes["element"], nodes.get("row"),
                 nodes.get("col"), src)
@@ -198,7 +198,7 @@ def _choose(sides: list, failing=None) -> str | None:
     return pool[0][1]
 
 
-def blame(results: list) -> None:
+def blame(results: list) -> list:
     """Where a run's failed relations were located on their left side only for want of a reason
     (both sides' specs given, or neither), each is moved to the side whose fragment fails the most
     relations of the run: with one formula edited, that is the edited one."""
@@ -206,5 +206,5 @@ def blame(results: list) -> None:
 
     failing = [r for r in results if r.property in ("relation", "composition") and r.detail.get("sides")]
     count = Counter(name for r in failing for name, _, _ in r.detail["sides"])
-    for r in failing:
-        r.location = _choose(r.detail["sides"], count) or r.location
+    return [r.but(location=_choose(r.detail["sides"], count) or r.location) if r.property in ("relation", "composition")
+            and r.detail.get("sides") else r for r in results]

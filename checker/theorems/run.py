@@ -18,7 +18,7 @@ def decide(eq, opts):
     t0 = time.perf_counter()
     py = py_equation.evaluate(eq) if opts.cross_check else None
     answer = smt_equation.prove(eq, py_equation.width(eq), opts.dump_smt, expect=py)
-    if py is not None and answer.verdict != "unknown" and (answer.verdict, answer.witness) != py:
+    if py is not None and answer.verdict != UNKNOWN and (answer.verdict, answer.witness) != py:
         raise Disagreement(f"{eq.id}: z3 says {answer.verdict} {answer.witness}, enumeration says {py[0]} {py[1]}")
     return answer.verdict, answer.witness, time.perf_counter() - t0, answer.reason
 
@@ -34,10 +34,10 @@ def equation_result(eq, opts, spec_path, prop, subject, location, expect="holds"
     if w is not None:
         cex = {"point": w["point"], "left": w["left"], "right": w["right"],
                "message": py_equation.describe(eq, w)}
-    if verdict == "unknown":
+    if verdict == UNKNOWN:
         return Result(spec_path, None, prop, UNKNOWN, seconds, location, subject=subject,
                       message=f"z3 could not decide {subject}: {reason}")
-    if verdict == "proved":
+    if verdict == PROVED:
         ok = expect == "holds"
         msg = holds if ok else f"expected to be refuted, but it holds: {holds}"
         return Result(spec_path, None, prop, PROVED if ok else REFUTED, seconds, location, None,

@@ -33,7 +33,7 @@ from checker.properties.instances import family
 from checker.results import PROVED, Result
 from checker.spec.reading import materialize
 from checker.spec.yamlload import MAX_BYTES
-from checker.spec.text import plain
+from checker.source import plain
 from checker.theorems.equation import Equation, Side
 from checker.theorems.run import equation_result
 

@@ -179,9 +179,8 @@ def _confirm(spec, fid, subject, e, printed, mine, field, row, checks) -> Result
                                                                  "kind": e.kind, "message": found[name]},
                erratum=True, subject=None if fid else subject,
                message=f"as printed ({e.kind}): {subject} {'; '.join(found.values())}: {_quote(as_printed)}")
-    r.detail["erratum"] = {"printed": e.printed, "value": e.value.text, "why": e.erratum, "at": str(e.span),
-                           "kind": e.kind}
-    return r
+    return r.but(detail={"erratum": {"printed": e.printed, "value": e.value.text, "why": e.erratum,
+                                     "at": str(e.span), "kind": e.kind}})
 
 
 def _subject(owner, field, row) -> str:

@@ -332,3 +332,17 @@ def test_a_spec_read_twice_is_loaded_once_and_a_changed_one_again(tmp_path):
     assert changed is not first and changed.fragment("C.s32x") is not None
     reads = {r[-1] for r in rec.stop() if r[0] == "read" and r[1] == str(path)}
     assert len(reads) == 2  # both versions' bytes are recorded
+
+
+def test_a_spec_named_two_ways_is_located_as_named(tmp_path, monkeypatch):
+    """The same bytes named by a relative and by an absolute path are two loads: every location
+    in a Spec quotes the path it was named by (an errata report matches results by them)."""
+    from checker import loading
+
+    shutil.copy(os.path.join(SPECS, "m8n8k32.yaml"), tmp_path / "m8n8k32.yaml")
+    monkeypatch.chdir(tmp_path)
+    relative, _ = loading.load("m8n8k32.yaml")
+    absolute, _ = loading.load(str(tmp_path / "m8n8k32.yaml"))
+    assert relative is not absolute
+    assert relative.fragments()[0].span.file == "m8n8k32.yaml"
+    assert absolute.fragments()[0].span.file == str(tmp_path / "m8n8k32.yaml")

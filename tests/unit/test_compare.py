@@ -11,7 +11,7 @@ from checker.compare import compare_layout
 from checker.compare import cute
 from checker.errors import SourceSpan, SpecError
 from checker.spec.load import load_spec
-from checker.spec.text import plain
+from checker.source import plain
 from conftest import SPECS
 
 K16 = os.path.join(SPECS, "m16n8k16.yaml")

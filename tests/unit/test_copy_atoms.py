@@ -8,8 +8,9 @@ import pytest
 from checker.compare import compare_layout, copyatom, cute
 from checker.errors import CheckerError, SourceSpan, SpecError
 from checker.references import conformance, load
-from checker.spec.text import plain
+from checker.source import plain
 from conftest import SPECS
+from checker.results import PROVED, REFUTED, UNKNOWN  # noqa: F401 - the engines' verdicts
 
 ATOMS = [r for r in load.load_all() if r.encoding.kind == "cute-copy"]
 
@@ -62,9 +63,9 @@ def test_z3_alone_decides_every_atom(specs, ref):
     box = (min(max(32, a.threads), 33), min(max(reading.n, a.elements), reading.n + 1))
     got = smt.differ(f"test.copy.{ref.name}", reading, tuple(range(32)), reading.n, a.form(), box)
     if ref.expect == "equal":
-        assert got.verdict == "proved", got.witness
+        assert got.verdict == PROVED, got.witness
     else:
-        assert got.verdict == "refuted" and (got.witness["t"], got.witness["i"]) == (0, 1)
+        assert got.verdict == REFUTED and (got.witness["t"], got.witness["i"]) == (0, 1)
 
 
 def test_the_movmatrix_atom_encodes_no_transpose(specs):

@@ -15,7 +15,7 @@ from checker.errors import SpecError
 from checker.formula.elements import parse_elements
 from checker.spec.load import load_spec
 from checker.spec.reading import materialize
-from checker.spec.text import plain
+from checker.source import plain
 from checker.errors import SourceSpan
 
 SPEC = os.path.join(CASES, "families", "m64nNk16.yaml")

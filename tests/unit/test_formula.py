@@ -8,7 +8,7 @@ from checker.formula import ast, printer
 from checker.formula.evaluate import values
 from checker.formula.elements import parse_elements
 from checker.formula.parser import parse_block
-from checker.spec.text import plain
+from checker.source import plain
 
 
 def src(text):

@@ -19,7 +19,7 @@ from checker.errors import SourceSpan, SpecError
 from checker.formula.lower import lower
 from checker.formula.parser import parse_block
 from checker.spec.load import load_spec
-from checker.spec.text import plain
+from checker.source import plain
 
 FUZZ = settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

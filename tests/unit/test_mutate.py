@@ -10,7 +10,7 @@ from conftest import ROOT, SPECS
 
 from checker.formula.parser import parse_block
 from checker.mutate.operators import mutants
-from checker.spec.text import plain
+from checker.source import plain
 from checker.errors import SourceSpan
 
 GAPS = os.path.join(ROOT, "mutation", "known-gaps.yaml")

@@ -22,11 +22,12 @@ from checker.smt import properties as smt_engine
 from checker.smt import solver
 from checker.spec.load import load_spec
 from checker.spec.reading import materialize
-from checker.spec.text import SourceText
+from checker.source import SourceText
 from checker.theorems import equation as py_equation
 from checker.theorems.relations import load_relations
 from checker.witness import Pair
 from checker.smt import equation as smt_equation
+from checker.results import PROVED, REFUTED, UNKNOWN  # noqa: F401 - the engines' verdicts
 
 M256 = os.path.join(SPECS, "m16n8k256.yaml")
 
@@ -56,7 +57,7 @@ def _refuted_reading():
     for fragment in load_spec(path).fragments():
         reading = materialize(fragment)
         py = py_engine.decide_reading(reading, tuple(range(32)))
-        if py["injective"][0] == "refuted":
+        if py["injective"][0] == REFUTED:
             return fragment, reading, py
     raise AssertionError("the mutant refutes injective")
 
@@ -76,7 +77,7 @@ def test_a_wrong_expectation_never_becomes_the_answer():
     nowhere = Pair(31, reading.n - 1, 31, reading.n - 1, (0, 0))
     earliest = Pair(0, 0, 0, 0, (0, 0))  # nothing is below it, and it is no clash
     for forged in (later, nowhere, earliest):
-        got = smt_engine.prove(*args, expect=dict(py, injective=("refuted", forged)))["injective"]
+        got = smt_engine.prove(*args, expect=dict(py, injective=(REFUTED, forged)))["injective"]
         assert (got.verdict, got.witness) == py["injective"]
 
 
@@ -91,16 +92,16 @@ def test_the_combined_query_gives_way_to_each_property_when_one_fails():
     assert not prover.all_hold()
     got = prover.all(hole_hint=py["covers"][1].cell)
     assert {p: (a.verdict, a.witness) for p, a in got.items()} == py
-    assert got["injective"].verdict == "refuted" and got["defined"].verdict == "proved"
+    assert got["injective"].verdict == REFUTED and got["defined"].verdict == PROVED
 
 
 def test_a_wrong_expectation_for_an_equation_is_not_the_answer():
     rel = next(r for r in load_relations(os.path.join(SPECS, "relations.yaml")) if r.expect == "refuted")
     eq = rel.equation
     py = py_equation.evaluate(eq)
-    assert py[0] == "refuted"
+    assert py[0] == REFUTED
     point = dict(py[1]["point"], lane=31)
-    for forged in (("refuted", dict(py[1], point=point)), ("refuted", {"point": {}}), ("proved", None)):
+    for forged in ((REFUTED, dict(py[1], point=point)), (REFUTED, {"point": {}}), (PROVED, None)):
         got = smt_equation.prove(eq, py_equation.width(eq), expect=forged)
         assert (got.verdict, got.witness) == py
 
@@ -143,9 +144,9 @@ def test_a_query_past_its_resource_limit_is_unknown_never_proved():
                                        engine_properties(reading))
     prover.session.rlimit = 1
     answer = prover.ask(get("injective"))
-    assert answer.verdict == "unknown" and answer.reason
+    assert answer.verdict == UNKNOWN and answer.reason
     prover.session.rlimit = solver.RLIMIT
-    assert prover.ask(get("injective")).verdict == "refuted"
+    assert prover.ask(get("injective")).verdict == REFUTED
 
 
 def test_a_rejected_command_is_an_error_not_an_exit():

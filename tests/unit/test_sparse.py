@@ -12,7 +12,7 @@ from conftest import ROOT, SPECS
 from checker.formula.parser import parse_block
 from checker.semantics import sparse
 from checker.spec.load import load_spec
-from checker.spec.text import SourceText
+from checker.source import SourceText
 
 SPARSE = [(shape, fr) for shape in ("m16n8k8", "m16n8k16", "m16n8k32", "m16n8k64", "m16n8k128")
           for fr in load_spec(os.path.join(SPECS, f"{shape}.yaml")).fragments() if fr.sparsity is not None]

@@ -122,6 +122,26 @@ def test_no_import_cycle_between_modules(graph):
     assert cycles(edges) == []
 
 
+def _package(module: str) -> str:
+    """checker.spec.load -> checker.spec; a top-level module is its own package."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_no_import_cycle_between_packages(graph):
+    """Between checker's packages too (formula, spec, smt, theorems, ...): each reads those below
+    it only. The text of a spec with its positions (checker.source) sits below both formula and
+    spec, which both read it."""
+    _, edges = graph
+    packages: dict = {}
+    for m, ts in edges.items():
+        packages.setdefault(_package(m), set()).update(_package(t) for t in ts if _package(t) != _package(m))
+    for ts in list(packages.values()):
+        for t in ts:
+            packages.setdefault(t, set())
+    assert "checker.spec" in packages["checker.prover"]  # the graph is read, not empty
+    assert cycles(packages) == []
+
+
 def test_no_module_over_400_lines(graph):
     mods, _ = graph
     long = {}
@@ -137,10 +157,12 @@ def test_no_module_over_400_lines(graph):
     ("checker.cache", "checker.report"),  # the cache checks entries itself; it renders nothing
     ("checker.probe", "checker.report"),  # both read the support table from checker.catalogue
     ("checker.report", "checker.commands"),  # renderers take what a command found, never its args
-    ("checker.report", "checker.launch"),  # nor run the prover themselves
+    ("checker.report", "checker.prover"),  # nor run the prover themselves
     ("checker.report", "checker.probe"),
-    ("checker.prover", "checker.launch"),  # launch -> prover is the one direction
-    ("checker.theorems", "checker.launch"),
+    ("checker.prover", "checker.commands"),  # command line -> spec -> prover is the one direction
+    ("checker.spec", "checker.prover"),
+    ("checker.formula", "checker.spec"),  # a formula is parsed from text, whoever holds it
+    ("checker.theorems", "checker.commands"),
 ])
 def test_the_layers_import_one_way(graph, importer, imported):
     _, edges = graph
@@ -148,3 +170,30 @@ def test_the_layers_import_one_way(graph, importer, imported):
                       if (m == importer or m.startswith(importer + "."))
                       and (t == imported or t.startswith(imported + ".")))
     assert crossing == []
+
+
+def test_no_module_imports_another_modules_private_names(graph):
+    """`from checker.x import _name` or `x._name` from outside x: a private name is its module's
+    own; what others need is made public there (check_type, expression_widest, ...)."""
+    mods, _ = graph
+    reaching = []
+    for name, path in mods.items():
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+        local = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("checker"):
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        reaching.append((name, f"{node.module}.{alias.name}"))
+                    local[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("checker"):
+                        local[alias.asname or alias.name.split(".")[0]] = alias.name
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                    and isinstance(node.value, ast.Name) and node.value.id in local
+                    and local[node.value.id] in mods and local[node.value.id] != name):
+                reaching.append((name, f"{local[node.value.id]}.{node.attr}"))
+    assert sorted(set(reaching)) == []

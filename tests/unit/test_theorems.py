@@ -16,10 +16,12 @@ from checker.theorems.consistency import spec_theorems
 from checker.smt import equation as smt_equation
 from checker.theorems import equation as py_equation
 from checker.theorems.relations import load_relations
+from checker.results import PROVED, REFUTED, UNKNOWN  # noqa: F401 - the engines' verdicts
 
 RELATIONS = os.path.join(SPECS, "relations.yaml")
 THEOREMS = ("dimensions", "computations", "shared-layout", "packing", "relation", "same-as", "words",
-            "composition", "warpgroup")  # composition: ldmatrix & co. (test_ldmatrix.py); warpgroup: wgmma (test_wgmma.py)
+            "composition", "containers", "warpgroup")  # composition: ldmatrix & co. (tests/unit/test_ldmatrix.py);
+# containers: ldmatrix .b8x16 against mma .kind::f8f6f4 (tests/unit/test_containers.py); warpgroup: wgmma (test_wgmma.py)
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +58,7 @@ def test_declared_non_relations_are_refuted_with_a_counterexample(seed_results):
         "ldmatrix-blocks/m8n8k4/A.f16.row", "ldmatrix-blocks/m8n8k4/A.f16.col", "ldmatrix-blocks/m8n8k4/B.f16.row",
         "ldmatrix-blocks/m8n8k4/B.f16.col", "accumulators/m8n8k4/f16-vs-f32", "words/m16n8k8/A.tf32-vs-A.f16",
         "ldmatrix.x2/m16n8k16/B.f16-k-major-is-not", "movmatrix/is-not-a-no-op",  # compositions (test_ldmatrix.py)
+        "e2m1/b4x16_p64",  # containers, of ldmatrix.m8n16 and ldmatrix.m16n16 (test_containers.py)
         "d-to-a-reuse: D.f32[N=256] to m64nNk8/A.tf32"}  # wgmma (test_wgmma.py)
     acc = next(x for x in declared if x["subject"] == "accumulators/m8n8k4/f16-vs-f32")
     # how the two accumulator layouts differ, exactly
@@ -70,7 +73,7 @@ def test_engines_agree_on_every_relation(rel):
     eq = rel.equation
     z3_answer = smt_equation.prove(eq, py_equation.width(eq))
     assert (z3_answer.verdict, z3_answer.witness) == py_equation.evaluate(eq)
-    assert z3_answer.verdict == ("proved" if rel.expect == "holds" else "refuted")
+    assert z3_answer.verdict == (PROVED if rel.expect == "holds" else REFUTED)
 
 
 def _relations_dir(tmp_path, relations):
@@ -216,6 +219,6 @@ def test_engine_disagreement_is_unknown_never_proved(monkeypatch, tmp_path):
     from checker.theorems import run as theorem_run
 
     rel = load_relations(RELATIONS)[0]
-    monkeypatch.setattr(theorem_run.py_equation, "evaluate", lambda eq: ("refuted", {"point": {}}))
+    monkeypatch.setattr(theorem_run.py_equation, "evaluate", lambda eq: (REFUTED, {"point": {}}))
     r = theorem_run.equation_result(rel.equation, Options(), RELATIONS, "relation", rel.id, "x")
     assert r.verdict == "UNKNOWN" and "disagree" in r.message

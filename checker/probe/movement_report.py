@@ -1,0 +1,66 @@
+"""What the movement crosscheck found, in words (`checker crosscheck`), and which hardware dumps
+agree per instruction (the ISA coverage report's hardware column)."""
+from __future__ import annotations
+
+import os
+
+from checker.results import PROVED, REFUTED
+
+
+def render_text(results: list, stats: dict) -> str:
+    lines = []
+    for r in results:
+        if r.verdict != PROVED:
+            kind = "error" if r.verdict == REFUTED else "error (malformed)"
+            lines.append(f"{r.location}: {kind}: {r.property + ' ' + r.subject if r.subject else r.property}: {r.message}")
+    groups: dict = {}
+    for r in results:
+        if r.subject:
+            groups.setdefault((r.subject, r.detail.get("source")), []).append(r)
+    agree = 0
+    for (subject, source), rs in sorted(groups.items()):
+        ok = all(r.verdict == PROVED for r in rs)
+        agree += ok
+        warps = next((r.detail.get("warps") for r in rs if r.detail.get("warps")), None)
+        lines.append(f"{'agrees' if ok else 'DISAGREES':9s} {subject:48s} {source or '-':9s} "
+                     + (f"{warps} warps " + ("in the values' bits" if any(r.detail.get("masked") for r in rs)
+                                             else "bit for bit") + (", every element where the reading puts it"
+                                                        if any(r.property == "identifies" for r in rs) else "")
+                        if ok else "fails " + ", ".join(r.property for r in rs if r.verdict != PROVED)))
+    lines += [f"not predicted: {u}" for u in stats["unpredicted"]]
+    if stats["without_dump"]:
+        lines.append(f"{len(stats['without_dump'])} ldmatrix / stmatrix / movmatrix forms of these specs have no dump")
+    if stats["synthetic"] and not stats["hardware"]:
+        lines.append("every movement dump checked is SYNTHETIC (computed by the reference model): this tests the "
+                     "crosscheck, not the hardware")
+    malformed = sum(r.property == "dump" for r in results)
+    lines.append(f"{stats['dumps']} movement dumps ({stats['hardware']} hardware, {stats['synthetic']} synthetic, "
+                 f"{stats['other_specs']} of other specs, {len(stats['unpredicted'])} not predicted): {agree} agree, "
+                 f"{len(groups) - agree} disagree, {malformed} malformed")
+    return "\n".join(lines) + "\n"
+
+
+def hardware_agreement(specs: list, dump_dir: str | None) -> tuple:
+    """("movement", instruction) -> hardware dumps under dump_dir whose every check passes; and how
+    many agree. Synthetic dumps never count."""
+    from checker.probe import movement_dump
+    from checker.probe.movement_run import crosscheck_movement
+
+    if not dump_dir or not os.path.isdir(dump_dir):
+        return {}, 0
+    paths = movement_dump.find([dump_dir])
+    if not paths:
+        return {}, 0
+    results, _ = crosscheck_movement(specs, paths)
+    per_dump: dict = {}
+    for r in results:
+        if r.subject and "dump" in r.detail:
+            per_dump.setdefault(r.detail["dump"], []).append(r)
+    counts, agreeing = {}, 0
+    for rs in per_dump.values():
+        if rs[0].detail["source"] != "hardware" or any(r.failed() for r in rs):
+            continue
+        agreeing += 1
+        key = ("movement", rs[0].subject)
+        counts[key] = counts.get(key, 0) + 1
+    return counts, agreeing
