@@ -12,6 +12,8 @@ from checker.options import Options  # noqa: F401 - Options is this module's API
 from checker.properties import engine_properties, enumerate as py_engine, table_properties
 from checker.properties.chunk import sparse_ranges
 from checker.properties.explain import Explain
+from checker.properties import instances
+from checker.smt import instances as smt_instances
 from checker.results import PROVED, REFUTED, SPEC_ERROR, UNKNOWN, Result
 from checker.smt import properties as smt_engine
 from checker.spec.reading import materialize
@@ -220,6 +222,10 @@ def check_reading(spec, reading, opts, erratum=None) -> list:
         name = f"{spec.shape}.{f.id}" + (".printed" if reading.reverted else "")
         together = smt_engine.prove_computations(name, sym, [lanes for _, lanes in doms], reading.n,
                                                  f.rows, f.cols, props, opts.dump_smt)
+    elif f.params:  # a parametric fragment's instances (wgmma D at every N), decided together where they can be
+        shared = instances.decide_family(spec, reading, props, lambda rs, ps: smt_instances.prove_every_n(
+            f"{spec.shape}.{f.id.split('[')[0]}", rs, ps, opts.dump_smt))
+        together = {doms[0][1]: shared} if shared else None
     for comp, lanes in doms:
         known = together[lanes] if together else None
         results.extend(_smt_domain(spec, reading, comp, lanes, opts, sym, props, known))

@@ -37,6 +37,8 @@ def run(args, out, err) -> int:
     if args.fragment:
         frags = [load_fragment(args.spec, args.fragment)[1]]
     tables = [(f, fragment_table(spec, f, materialize(f))) for f in frags]
+    for f, t in tables:
+        t["types"] = list(f.types_here())  # wgmma: the types this instance's N has (.s32 not at N = 40)
     if args.format == "json":
         json.dump([t for _, t in tables], out, separators=(",", ":"))
         out.write("\n")

@@ -80,6 +80,13 @@ def export(spec_path: str, fid: str, to: str, computation: int | None, command: 
             z = smt_linear.strided(f"{name}.cute", reading, m.lanes, c.thread, c.value, frag.operand, m.shape)
             checks = [_both("CuTe layout", f"{name}.cute", m, derive.wrong_cute(m, c), z)]
             return render.cute(m, c, checks, command)
+        if to != "triton" and None in (derive.log2(len(m.lanes)), derive.log2(m.n), *map(derive.log2, m.shape)):
+            # wgmma D at N = 24: no linear form to look for; row and col are printed, the inverse is a table
+            checks = [f"sizes not all powers of two ({len(m.lanes)} threads, {m.n} elements, a "
+                      f"{m.shape[0]}x{m.shape[1]} matrix): no linear form, so the inverse is a table built from the "
+                      "enumeration", "row and col: printed from the proved formula's AST (tests compile and run them "
+                      "over every point)"]
+            return (render.python if to == "python" else render.cpp)(m, None, checks, command)
         b = derive.linear(m)
         z = smt_linear.bases(f"{name}.bases", reading, m.lanes, b.thread, b.element)
         wrong = derive.wrong_linear(m, b)

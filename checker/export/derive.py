@@ -50,7 +50,7 @@ def build(fragment, computation: int | None = None) -> Map:
         k = computation or 1
         lanes = fragment.computations[k - 1].lanes
     else:
-        k, lanes = None, tuple(range(32))
+        k, lanes = None, tuple(range(fragment.threads.count))  # a warp's lanes, a warpgroup's threads
     pts = [(lane, i) for lane in lanes for i in range(reading.n)]
     rows, cols = cells(reading.layout, pts)
     n = reading.n

@@ -15,6 +15,8 @@ _C_RESERVED = {"laneid", "i", "row", "col", "lane", "element", "computation", "f
 
 
 def _name(name: str) -> str:
+    if name.startswith("%"):  # a warpgroup's %laneid (thread % 32): the parameter `laneid` is the thread there
+        name = name[1:] + "_in_warp"
     if name in _C_RESERVED or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise derive.ExportError(f"the formula's name {name!r} cannot be a variable in the exported code")
     return name
@@ -206,15 +208,16 @@ def _tuple(modes: tuple, part: int) -> str:
 
 def cute(m: derive.Map, c: derive.Cute, checks: list, command: str) -> str:
     f = m.fragment
-    # ldmatrix & co. (operands r, a, d): the memory tile, rows x cols, column-major like C
-    what = {"A": f"(M{f.rows},K{f.cols})", "B": f"(N{f.cols},K{f.rows})", "C": f"(M{f.rows},N{f.cols})"}.get(
-        f.operand, f"(rows {f.rows},cols {f.cols})")
-    name = {"A": "ALayout", "B": "BLayout", "C": "CLayout"}.get(f.operand, f"{f.operand.upper()}Layout")
+    # wgmma's D is CuTe's CLayout; ldmatrix & co. (operands r, a, d): the memory tile, rows x cols, column-major like C
+    what = {"A": f"(M{f.rows},K{f.cols})", "B": f"(N{f.cols},K{f.rows})", "C": f"(M{f.rows},N{f.cols})",
+            "D": f"(M{f.rows},N{f.cols})"}.get(f.operand, f"(rows {f.rows},cols {f.cols})")
+    name = {"A": "ALayout", "B": "BLayout", "C": "CLayout", "D": "CLayout"}.get(f.operand, f"{f.operand.upper()}Layout")
     threads = f"(T{len(m.lanes)},V{m.n}) -> {what}"
     lines = header(m, checks, command, "//")
     lines += [f"// CuTe TV layout: (thread, value) -> column-major index into {what}"
               + ("; CuTe indexes B as N x K, so B[k][n] is at n + k * N" if f.operand == "B" else ""),
-              "// the thread index is " + ("the lane" if not m.computation else
+              "// the thread index is " + (("the lane" if len(m.lanes) == 32 else "the thread of the warpgroup")
+                                          if not m.computation else
                                           f"the position among MMA computation {m.computation}'s lanes ({', '.join(map(str, m.lanes))})"),
               f"// {threads}",
               f"using {name} = Layout<Shape <{_cute_shape(c.thread, 0)},{_cute_shape(c.value, 0)}>,",
@@ -228,7 +231,9 @@ def cute(m: derive.Map, c: derive.Cute, checks: list, command: str) -> str:
 def triton(m: derive.Map, b: derive.Bases, checks: list, command: str) -> str:
     f = m.fragment
     reg = ", ".join(f"[{r}, {c}]" for r, c in b.element)
-    lane = ", ".join(f"[{r}, {c}]" for r, c in b.thread)
+    # a warpgroup's thread index: its low 5 bits are the lane, the rest the warp (Triton's in dims)
+    lane = ", ".join(f"[{r}, {c}]" for r, c in b.thread[:5])
+    warp = ", ".join(f"[{r}, {c}]" for r, c in b.thread[5:])
     lines = header(m, checks, command, "#")
     lines += ["# Triton linear layout over GF(2): in dims register (the element index i) and lane, out dims",
               "# (dim0, dim1) = (row, col); a point's cell is the XOR of the bases of its set bits",
@@ -239,7 +244,7 @@ def triton(m: derive.Map, b: derive.Bases, checks: list, command: str) -> str:
     lines += ["layout = dict(",
               f"    reg_bases=[{reg}],",
               f"    lane_bases=[{lane}],",
-              "    warp_bases=[],",
+              f"    warp_bases=[{warp}],",
               "    block_bases=[],",
               f"    shape=[{f.rows}, {f.cols}],",
               ")",

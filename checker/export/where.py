@@ -27,8 +27,10 @@ def where(spec_path: str, fid: str, row: int, col: int, compressed: bool = False
                 if m.cell(t, i) == (row, col):
                     holders.append({"computation": k, "lane": lane, "i": i, "element": f"{frag.letter}{i}",
                                     "registers": _registers(frag, i)})
+                    if frag.threads.count > 32:  # a warpgroup: thread T<t> is lane t % 32 of warp t / 32
+                        holders[-1].update(thread=lane, warp=lane // 32, lane=lane % 32)
     bijective = all(py_engine.decide(reading.layout, d, reading.n, frag.rows, frag.cols)["injective"][0] == PROVED
-                    for d in ([c.lanes for c in frag.computations] or [tuple(range(32))]))
+                    for d in ([c.lanes for c in frag.computations] or [tuple(range(frag.threads.count))]))
     return {"spec": spec_path, "shape": spec.shape, "fragment": fid, "operand": frag.operand, "row": row, "col": col,
             "holders": holders, "unique": bijective and len(holders) == max(1, len(frag.computations))}
 
@@ -66,7 +68,10 @@ _ORDINAL = ("first", "second", "third", "fourth")
 
 def _registers(frag, i: int) -> list:
     out = []
+    n = dict(frag.params).get("N")
     for t in frag.table:
+        if t.values is not None and n not in t.values:
+            continue  # a type this instance's N does not have (wgmma .s32 at N = 40)
         p = t.per_register or 1
         w = KIND_BITS[t.kind] // p
         lo = (i % p) * w
@@ -84,7 +89,8 @@ def where_text(w: dict) -> str:
     lines = [f"{head}:"]
     for h in w["holders"]:
         comp = f"MMA computation {h['computation']}: " if h["computation"] else ""
-        lines.append(f"  {comp}lane {h['lane']}, element {h['element']}")
+        who = f"thread {h['thread']} (warp {h['warp']}, lane {h['lane']})" if "thread" in h else f"lane {h['lane']}"
+        lines.append(f"  {comp}{who}, element {h['element']}")
         for r in h["registers"]:
             bits = "" if r["bits"] == [0, KIND_BITS[r["kind"]] - 1] else f", bits {r['bits'][0]}..{r['bits'][1]}"
             lines.append(f"      {'/'.join('.' + t for t in r['types'])}: register {r['register']} of {r['count']} "

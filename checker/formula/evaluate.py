@@ -104,15 +104,29 @@ def cells(layout, points: list) -> tuple:
     return first_values(layout.row, env, size), first_values(layout.col, env, size)
 
 
-def warp_table(layout, n: int) -> tuple:
-    """cells() at every point of the warp, (lane, i) at index lane * n + i."""
-    return cells(layout, [(lane, i) for lane in range(32) for i in range(n)])
+_TABLES: dict = {}
 
 
-def warp_cells(layout, n: int, lanes: list, elems: list) -> tuple:
-    """cells() at the points (lanes[k], elems[k]), each in 0..31 x 0..n-1, looked up in the
-    warp's table."""
-    rows, cols = warp_table(layout, n)
+def warp_table(layout, n: int, threads: int = 32) -> tuple:
+    """cells() at every point of the warp (or warpgroup: `threads`), (lane, i) at index lane * n + i.
+    A warpgroup's table (128 threads x up to 128 elements) is kept, by the lowered formulas'
+    value: the wgmma theorems ask about one D formula, on both sides of several equations, in four
+    specs."""
+    if threads * n < 4096:
+        return cells(layout, [(lane, i) for lane in range(threads) for i in range(n)])
+    key = (layout.definitions, layout.row, layout.col, layout.bound, n, threads)
+    hit = _TABLES.get(key)
+    if hit is None:
+        if len(_TABLES) >= 64:
+            _TABLES.clear()  # a mutation campaign makes many layouts: stay bounded
+        hit = _TABLES[key] = cells(layout, [(lane, i) for lane in range(threads) for i in range(n)])
+    return hit
+
+
+def warp_cells(layout, n: int, lanes: list, elems: list, threads: int = 32) -> tuple:
+    """cells() at the points (lanes[k], elems[k]), each in 0..threads-1 x 0..n-1, looked up in
+    the table of all its threads."""
+    rows, cols = warp_table(layout, n, threads)
     idx = [lane * n + i for lane, i in zip(lanes, elems)]
     return [rows[k] for k in idx], [cols[k] for k in idx]
 

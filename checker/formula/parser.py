@@ -2,16 +2,15 @@
 from __future__ import annotations
 
 import functools
-import re
 
 import lark
 from lark import Lark, Token, Tree
 
-from checker.bounded import MAX_ELEMENTS, shown
+from checker.bounded import shown
 from checker.errors import SpecError
 from checker.formula import ast, tables
 from checker.formula.evaluate import values as evaluate_values
-from checker.source import SourceText, plain
+from checker.source import SourceText
 
 MAX_TEXT = 4096
 MAX_DEPTH = 48
@@ -21,11 +20,6 @@ MAX_LITERAL = 1 << 24
 @functools.lru_cache(maxsize=None)
 def _parser() -> Lark:
     return tables.load("formula")
-
-
-@functools.lru_cache(maxsize=None)
-def _elements_parser() -> Lark:
-    return tables.load("elements")
 
 
 def _describe(token) -> str:
@@ -45,7 +39,7 @@ def _expected(names) -> str:
     return ", ".join(shown[:6]) + (", ..." if len(shown) > 6 else "")
 
 
-def _raise(src: SourceText, exc: Exception, what: str):
+def raise_located(src: SourceText, exc: Exception, what: str):
     if isinstance(exc, lark.UnexpectedToken):
         tok = exc.token
         off = tok.start_pos if getattr(tok, "start_pos", None) is not None else len(src.text)
@@ -74,7 +68,7 @@ _PARSED: dict = {}
 _PARSED_MAX = 4096
 
 
-def _memo(kind: str, parse):
+def memoised(kind: str, parse):
     """A parse depends only on the text: AST nodes keep offsets into it, not file positions. So
     a text parsed once (the same element list in many tables, the same relation side in many
     equations) is not parsed again in this process. Failures are not kept: each is raised with
@@ -98,7 +92,7 @@ def _parse_block(src: SourceText) -> ast.Block:
     try:
         tree = _parser().parse(src.text + "\n", start="start")
     except lark.exceptions.LarkError as exc:
-        _raise(src, exc, "formula")
+        raise_located(src, exc, "formula")
     return _Build(src).block(tree)
 
 
@@ -109,119 +103,14 @@ def _parse_expr(src: SourceText):
     try:
         tree = _parser().parse(src.text, start="lone")
     except lark.exceptions.LarkError as exc:
-        _raise(src, exc, "expression")
+        raise_located(src, exc, "expression")
     return _Build(src).expr(tree.children[0])
-
-
-def _parse_elements(src: SourceText, params: tuple = ()) -> tuple:
-    """`a0, a1, …, a126, a127` -> ('a0', ..., 'a127'); a range is filled in only where both ends
-    are written as in the document (two names before the ellipsis, the last after it).
-
-    The wgmma tables write the last elements by name and say what the names are: `d0, d1, d2,
-    d3, …, dX, dY, dZ, dW where X = N/2 - 4 ... N = 8*i where i = {1, 2, ... , 32}`. Each name
-    is evaluated in the shape's parameter (`params`), and the clause giving the parameter's own
-    values must give exactly the spec's."""
-    if len(src.text) > MAX_TEXT:
-        raise SpecError(src.span(0), f"element list longer than {MAX_TEXT} characters")
-    values = dict(params)
-    cut = re.search(r"\bwhere\b", src.text)
-    listed = src.text[:cut.start()] if cut else src.text
-    named = _where_names(src, cut.end(), values) if cut else {}
-    try:
-        tree = _elements_parser().parse(listed)
-    except lark.exceptions.LarkError as exc:
-        _raise(src, exc, "element list")
-    items, by_name = [], set()
-    for t in tree.children:
-        item = str(t)
-        if item[1:] in named:
-            item = f"{item[0]}{named[item[1:]]}"
-            by_name.add(len(items))
-        elif item[1:].isalpha():
-            raise SpecError(src.span(t.start_pos), f"element {item} names {item[1:]!r}, which no 'where' clause defines")
-        items.append(item)
-    out: list[str] = []
-    skip = 0
-    for k, item in enumerate(items):
-        if skip:
-            skip -= 1
-            continue
-        if item.strip(".…") != "":
-            out.append(item)
-            continue
-        if k < 2 or k + 1 >= len(items) or items[k + 1].strip(".…") == "":
-            raise SpecError(src.span(0), "an ellipsis must stand between two named elements and a following one")
-        prev, nxt = out[-1], items[k + 1]
-        letter, lo, hi = prev[0], int(prev[1:]), int(nxt[1:])
-        if k + 1 in by_name and hi <= lo:
-            # `d0, d1, d2, d3, …, dX, dY, dZ, dW` at N = 8: the named tail is the head itself;
-            # the names it shares with the head must be the head's own, in order
-            skip = lo - hi + 1
-            if len(out) < skip or items[k + 1:k + 1 + skip] != out[-skip:]:
-                raise SpecError(src.span(0), f"the elements named after the ellipsis ({', '.join(items[k + 1:])}) "
-                                             f"do not continue {', '.join(out)}")
-            continue
-        step = lo - int(out[-2][1:])
-        if nxt[0] != letter or step != 1 or hi <= lo:
-            raise SpecError(src.span(0), f"cannot expand the ellipsis between {shown(prev, 24, False)} and "
-                            f"{shown(nxt, 24, False)}")
-        # counted before expanding: many short ellipses must not build a huge list
-        if len(out) + (hi - lo - 1) + (len(items) - k - 1) > MAX_ELEMENTS:
-            raise SpecError(src.span(0), f"element list expands to more than {MAX_ELEMENTS} elements")
-        out.extend(f"{letter}{n}" for n in range(lo + 1, hi))
-    if len(out) > MAX_ELEMENTS:
-        raise SpecError(src.span(0), f"element list expands to more than {MAX_ELEMENTS} elements")
-    return tuple(out)
-
-
-# `X = N/2 - 4`: a capital, then its value up to the next definition; backticks are the
-# document's code markup, not text
-_DEFINITION = re.compile(r"([A-Z])\s*=\s*(.*?)\s*(?=\b[A-Z]\s*=|$)", re.S)
-_RANGE = re.compile(r"(.*?)\s*\bwhere\s+([a-z])\s*=\s*(\{.*\})\s*$", re.S)
-
-
-def _where_names(src: SourceText, start: int, params: dict) -> dict:
-    """{'X': 60, ...}: the names an element list's 'where' clause defines, at these parameters."""
-    text = src.text[start:].replace("`", " ")
-    named = {}
-    for m in _DEFINITION.finditer(text):
-        name, rhs = m.group(1), m.group(2)
-        at = src.span(start + m.start())
-        ranged = _RANGE.fullmatch(rhs)
-        if name in params:  # the parameter's own values: N = 8*i where i = {1, 2, ... , 32}
-            if ranged is None:
-                raise SpecError(at, f"{name} is the shape's parameter; its clause must give its values "
-                                    "('N = 8*i where i = {1, 2, ... , 32}')")
-            over = _set_values(ranged.group(3), at)
-            said = {_value(ranged.group(1), {ranged.group(2): v}, at) for v in over}
-            if params[name] not in said:
-                raise SpecError(at, f"{name} = {params[name]} is not among the values this clause gives "
-                                    f"({min(said)}..{max(said)})")
-            continue
-        if ranged is not None:
-            raise SpecError(at, f"{name} is not the shape's parameter; only the parameter ranges over a set")
-        named[name] = _value(rhs, params, at)
-    return named
-
-
-def _set_values(text: str, at) -> range:
-    found = re.fullmatch(r"\{\s*(\d+)\s*,\s*(\d+)\s*,\s*(?:\.\.\.|…)\s*,\s*(\d+)\s*\}", text)
-    if found is None:
-        raise SpecError(at, f"expected a set like {{1, 2, ... , 32}}, found {shown(text, 40, False)}")
-    first, second, last = (int(x) for x in found.groups())
-    if second - first != 1 or last < first or last - first > MAX_ELEMENTS:
-        raise SpecError(at, f"the set {shown(text, 40, False)} is not a range of consecutive integers")
-    return range(first, last + 1)
-
-
-def _value(text: str, env: dict, at) -> int:
-    return number(plain(text, at), env)
 
 
 def number(src: SourceText, env: dict) -> int:
     """An integer expression in the shape's parameter (`N/2 - 4`, a register count `N/2`),
     evaluated; any other name, or a division by zero, is a located error."""
-    node = _parse_expr(src)
+    node = parse_expr(src)
     try:
         return int(evaluate_values(node, {k: [v] for k, v in env.items()}, 1)[0])
     except (KeyError, ZeroDivisionError):
@@ -229,15 +118,8 @@ def number(src: SourceText, env: dict) -> int:
                                      f"{', '.join(env) or 'no parameter'}") from None
 
 
-parse_block = _memo("block", _parse_block)
-parse_expr = _memo("expr", _parse_expr)
-_elements = _memo("elements", _parse_elements)
-
-
-def parse_elements(src: SourceText, params: dict | None = None) -> list[str]:
-    """`a0, a1, …, a126, a127` -> ['a0', ..., 'a127'] (a list of its own: callers may keep it);
-    `params`: the shape's parameter, where the list names elements by it (wgmma's dX)."""
-    return list(_elements(src, tuple(sorted((params or {}).items()))))
+parse_block = memoised("block", _parse_block)
+parse_expr = memoised("expr", _parse_expr)
 
 
 class _Build:

@@ -94,7 +94,17 @@ def decide(layout, lanes, n, rows, cols, reading=None) -> dict:
     return out
 
 
+# id(fragment) -> (fragment, lanes, {property: (verdict, witness)}, layout): instances decided with their family
+KNOWN: dict = {}
+
+
 def decide_reading(reading, lanes) -> dict:
-    """Every property of a reading the prover asks the engines about, decided by enumeration."""
+    """Every property of a reading the prover asks the engines about, decided by enumeration
+    (for an instance of a parametric fragment, with its family where that was decided at once:
+    checker/properties/instances.py keeps those answers in KNOWN)."""
+    hit = KNOWN.get(id(reading.fragment)) if reading.reverted is None else None
+    # the same fragment with the same map (a mutant put in its place is asked on its own)
+    if hit is not None and hit[0] is reading.fragment and tuple(lanes) == hit[1] and reading.layout == hit[3]:
+        return dict(hit[2])
     f = reading.fragment
     return decide(reading.layout, lanes, reading.n, f.rows, f.cols, reading)

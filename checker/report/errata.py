@@ -55,10 +55,12 @@ def collect(specs: list, results: list, encodings: dict | None = None) -> list:
             owners += [("same as", None, e) for same in sec.same_as for e in same.errata]
             for f in sec.fragments + sec.figures_only:
                 owners += [(f.id, f, e) for e in f.errata]
+            seen = set()
             for subject, f, e in owners:
                 mine = confirmed.get(str(e.span), [])
-                if not mine:
-                    continue
+                if not mine or str(e.span) in seen:
+                    continue  # a parametric fragment's instances (wgmma D at every N) share one table's errata
+                seen.add(str(e.span))
                 out.append(Entry(path, spec.shape, sec.section, list(f.figures) if f is not None else [], subject,
                                  e.field, e.kind, e.printed, e.value.text, " ".join(e.erratum.split()), str(e.span),
                                  versions, [_broken(r) for r in mine], _encodings(encodings, e)))

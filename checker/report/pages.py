@@ -114,7 +114,8 @@ def _subject_link(e) -> str:
     """A fragment's erratum links to the fragment; a title's or a sentence's to the spec's page."""
     if e.subject in ("title", "same as"):
         return f"{e.subject} ([§{e.section}](@{slug(e.spec)}#errata-of-titles-and-sentences))"
-    return f"[{e.subject}](@{slug(e.spec)}#{doc.anchor(e.subject)})"
+    # a parametric fragment's instance (D.float[N=8]) is named without its brackets, which would end the link text
+    return f"[{e.subject.replace('[', ' ').replace(']', '')}](@{slug(e.spec)}#{doc.anchor(e.subject)})"
 
 
 def _sum(timings, results):
@@ -194,8 +195,10 @@ def _spec_page(v, timings, figs) -> Page:
     if v.theorems:
         blocks += [Heading(2, "Theorems across fragments", "theorems-across-fragments"),
                    _theorem_table(v.theorems, timings)]
+    drawn = set()
     for fv in v.fragments:
-        blocks += _fragment_blocks(name, fv, timings, figs)
+        blocks += _fragment_blocks(name, fv, timings, figs, fv.fragment.span not in drawn)
+        drawn.add(fv.fragment.span)
     for f, results in v.figures_only:
         blocks += _drawn_blocks(f, results, timings)
     return Page(name, f"{name}", blocks)
@@ -230,7 +233,9 @@ def _theorem_table(results, timings) -> Table:
                  "lllrl")
 
 
-def _fragment_blocks(name, fv, timings, figs) -> list:
+def _fragment_blocks(name, fv, timings, figs, draw=True) -> list:
+    """`draw`: the figures too (a parametric fragment is drawn at its first instance only: wgmma
+    D at N = 8; the other instances repeat its pattern)."""
     f = fv.fragment
     where = f"{f.section}, {', '.join(f.figures)}"
     blocks = [Heading(2, f.id, doc.anchor(f.id)),
@@ -239,7 +244,13 @@ def _fragment_blocks(name, fv, timings, figs) -> list:
                    + (f" Caption: “{f.caption}”" if f.caption else "")),
               _rows_table(f)]
     line = f.formula.span(0).line
-    if f.reading_only:  # ldmatrix & co.: no formula in the document
+    if f.figure_reading is not None:  # wgmma: the document prints no formula, only the figure
+        fr = f.figure_reading
+        pins = "; ".join(f"{s.library} {s.name.split(' (')[0]} ({s.repo}@{s.commit[:12]}:{s.path}#L{s.line})"
+                         for s in fr.sources) or "none"
+        blocks.append(Code(fv.reading, f"Reading of {fr.figure} (`{f.span.file}:{line}`; the document prints no "
+                                       f"formula), {fr.standing}; sources: {pins}"))
+    elif f.reading_only:  # ldmatrix & co.: no formula in the document
         blocks.append(Code(fv.reading, f"Reading of {', '.join(f.figures)} (`{f.span.file}:{line}`), not the document's text; "
                                        f"read from {', '.join(f.read_from) or 'no published encoding'}"
                                        + (f"; {f.basis}" if f.basis else "")))
@@ -260,7 +271,7 @@ def _fragment_blocks(name, fv, timings, figs) -> list:
             if r.counterexample.get("replay"):
                 blocks.append(Code(r.counterexample["replay"], "Replay"))
     stem = f"{name}.{f.id}"
-    if fv.layout:
+    if fv.layout and draw:
         figs[f"{stem}.layout.svg"] = figures.layout_svg(f"{name} {f.id} layout", fv.layout)
         figs[f"{stem}.coverage.svg"] = figures.heat_svg(f"{name} {f.id} coverage", fv.layout)
         what = (f"the document's {' and '.join(f.figures)}, drawn from the reading: each cell shows the lane (T) "

@@ -174,7 +174,7 @@ class _Meaning:
                     if family.moves:
                         raise SpecError(self.span(fpath, key=True), f"a {family.name} spec gives layouts:, not {key}:")
                     out.extend(self.fragment(fr, fpath, sec["section"], comps, values, sec_family, bound)
-                               for bound, values in instances)
+                               for bound, values in self.instances(instances, family, fr))
             for fi, fr in enumerate(sec.get("layouts", [])):  # ldmatrix & co.: readings of figures
                 frags.append(layouts.fragment(self, fr, self.unique(seen, base + ["layouts", fi], fr["id"]),
                                               sec["section"], family.name))
@@ -196,6 +196,17 @@ class _Meaning:
                           (params,) if params else (), layouts.compositions(self, v, found),
                           containers.containers(self, v, family.name))
 
+    @staticmethod
+    def instances(instances, family, fr) -> list:
+        """A fragment has one instance per value of the parameter where its matrix or its
+        registers depend on it (wgmma D: 64 x N, N/2 registers); otherwise one (wgmma A: 64 x K)."""
+        operand = family.operand(fr.get("operand"))
+        if len(instances) == 1 or operand is None:
+            return instances
+        depends = any(instances[0][1][d] != instances[-1][1][d] for d in operand.dims)
+        depends |= any(isinstance(r.get("registers", {}).get("count"), str) for r in fr.get("table", []))
+        return instances if depends else [((), instances[0][1])]
+
     def parameters(self, v, family, shape) -> tuple:
         """(name, values) of the shape's parameter, or (): `N` in m64nNk16, N = from..to by step."""
         named = [d for d, x in family.dims(shape, {}).items() if x is None]
@@ -211,10 +222,13 @@ class _Meaning:
         if set(given) != {name}:
             extra = sorted(set(given) - {name})[0]
             raise SpecError(self.span(["parameters", extra], key=True), f"shape {shape} has no parameter {extra}")
-        r = given[name]
-        if not 1 <= r["from"] <= r["to"] <= MAX_DIM:
-            raise SpecError(self.span(["parameters", name]), f"{name} from {r['from']} to {r['to']} is outside 1..{MAX_DIM}")
-        return name, tuple(range(r["from"], r["to"] + 1, r["step"]))
+        runs = given[name] if isinstance(given[name], list) else [given[name]]
+        out: set = set()
+        for r in runs:
+            if not 1 <= r["from"] <= r["to"] <= MAX_DIM:
+                raise SpecError(self.span(["parameters", name]), f"{name} from {r['from']} to {r['to']} is outside 1..{MAX_DIM}")
+            out.update(range(r["from"], r["to"] + 1, r["step"]))
+        return name, tuple(sorted(out))
 
     def unique(self, seen: dict, fpath: list, fid: str) -> list:
         if fid in seen:
@@ -274,15 +288,20 @@ class _Meaning:
             if reg["count"] * reg.get("per_register", 1) > MAX_ELEMENTS:  # from the numbers, before any domain is built
                 raise SpecError(self.span(rpath + ["registers"]), f"{reg['count']} registers x "
                                 f"{reg.get('per_register', 1)} elements is more than {MAX_ELEMENTS} elements per lane")
+            valid = self.values(r, rpath, params, rows[-1].values if rows else None)
             rows.append(model.TableRow(tuple(r["types"]), r["fragment"], reg["count"], reg["kind"],
                                        reg.get("per_register"), elements, self.span(rpath),
                                        reg.get("container_bits"), reg.get("out_of"), r.get("elements_note"),
-                                       self.span(rpath + ["fragment"])))
+                                       self.span(rpath + ["fragment"]), r.get("miscellaneous"), valid))
+        if params and all(row.values is not None and params[0][1] not in row.values for row in rows):
+            raise SpecError(self.span(fpath + ["table"]), f"{params[0][0]} = {params[0][1]} is a value of the shape's "
+                            f"parameter, but no row of {fr['id']}'s table gives it")
         if FAMILIES[family].operand(fr["operand"]) is None:
             names = ", ".join(o.name for o in FAMILIES[family].operands)
             raise SpecError(self.span(fpath + ["operand"]), f"{family} has no operand {fr['operand']} in registers; "
                             f"its operands are {names}")
         mrows, mcols = model.dims(family, fr["operand"], values)
+        drawn = self.figure_reading(fr, fpath)
         sparsity = self.sparsity(fr, fpath, rows, mcols, comps) if "sparsity" in fr else None
         if sparsity is not None:
             mcols = mcols * sparsity.nonzero // sparsity.chunk
@@ -294,10 +313,42 @@ class _Meaning:
             id=fr["id"] + "".join(f"[{name}={value}]" for name, value in params), operand=fr["operand"], layout=fr.get("layout"),
             header=self.stext(fpath + ["header"]), table=tuple(rows), figures=tuple(fr["figures"]),
             caption=fr.get("caption"),
-            formula=self.stext(fpath + ["formula"]) if "formula" in fr else None, errata=tuple(errata), section=section,
+            formula=self.stext(fpath + ["formula"]) if "formula" in fr else
+            self.stext(fpath + ["reading", "formula"]) if drawn else None, errata=tuple(errata), section=section,
             computations=comps, rows=mrows, cols=mcols, span=self.span(fpath), sparsity=sparsity,
             caption_span=self.span(fpath + ["caption"]) if "caption" in fr else None, family=family,
-            threads=FAMILIES[family].threads, params=params)
+            threads=FAMILIES[family].threads, params=params, figure_reading=drawn)
+
+    def values(self, r, rpath, params, above):
+        """The values of the parameter this row's types exist at: its Elements cell's clause, else
+        its Miscellaneous cell's, else the row above's (an empty cell is one merged with the row
+        above, as the document prints merged cells); None: every instance's."""
+        if not params:
+            return None
+        from checker.formula.elements import clause_values
+
+        name = params[0][0]
+        for key in ("elements", "miscellaneous"):
+            if r.get(key):
+                said = clause_values(self.stext(rpath + [key]), name)
+                if said is not None:
+                    return tuple(sorted(said))
+        return above
+
+    def figure_reading(self, fr, fpath):
+        """The fragment's reading of its figure, with its sources; None where the document gives
+        the formula."""
+        if "reading" not in fr:
+            return None
+        x, path = fr["reading"], fpath + ["reading"]
+        if x["figure"] not in fr["figures"]:
+            raise SpecError(self.span(path + ["figure"]), f"{x['figure']} is not one of the fragment's figures "
+                            f"({', '.join(fr['figures'])})")
+        if x["standing"] == "agreed" and not x["sources"]:
+            raise SpecError(self.span(path + ["sources"]), "an agreed reading names the sources that agree on it")
+        sources = tuple(model.Source(s["library"], s["repo"], s["commit"], s["path"], s["line"], s["name"],
+                                     s.get("reference")) for s in x["sources"])
+        return model.FigureReading(x["figure"], x["standing"], sources, x.get("note"), self.span(path))
 
     def count(self, written, path, params) -> int:
         """A register count: a number, or the document's expression in the parameter ("N/2")."""

@@ -52,6 +52,34 @@ class TableRow:
     out_of: int | None = None  # sparse A: "... non-zero elements out of 4 consecutive elements"
     elements_note: str | None = None  # sparse A: the Elements cell, which describes rather than lists
     fragment_span: SourceSpan | None = None
+    miscellaneous: str | None = None  # wgmma: the Miscellaneous Information cell (the values of N)
+    values: tuple | None = None  # the parameter's values this row's types exist at; None: every one
+
+
+@dataclass(frozen=True)
+class Source:
+    """A published encoding of a layout, pinned: where a reading of a figure was read from."""
+
+    library: str  # CuTe | Triton | MLIR | JAX
+    repo: str
+    commit: str
+    path: str
+    line: int
+    name: str  # upstream's own name
+    reference: str | None  # checker/references/data/<reference>.yaml, where it is transcribed
+
+
+@dataclass(frozen=True)
+class FigureReading:
+    """A layout the document draws only: the formula block the figure is read as (the
+    fragment's `formula`), and its standing: agreed by every source, or extrapolated where none
+    covers the fragment."""
+
+    figure: str
+    standing: str  # agreed | extrapolated
+    sources: tuple
+    note: str | None
+    span: SourceSpan
 
 @dataclass(frozen=True)
 class Sparsity:
@@ -108,11 +136,19 @@ class Fragment:
     forms: tuple = ()  # the PTX instructions it is
     read_from: tuple = ()  # "CuTe SM75_U32x1_LDSM_N": entries of checker/references/data
     basis: str | None = None  # what else the reading rests on, in words
+    # wgmma (a fragment with `reading:`): the formula is a reading of a figure, with its sources
+    figure_reading: FigureReading | None = None
 
     @property
     def reading_only(self) -> bool:
         """The formula is a reading of a figure (with provenance), not the document's text."""
-        return bool(self.forms)
+        return bool(self.forms) or self.figure_reading is not None
+
+    def types_here(self) -> tuple:
+        """The types of the rows that exist at this instance's parameter value (wgmma .s32 only at
+        some N); every type where the shape has no parameter."""
+        value = dict(self.params).get("N")
+        return tuple(t for row in self.table if row.values is None or value in row.values for t in row.types)
 
     @property
     def letter(self) -> str:

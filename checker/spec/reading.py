@@ -2,13 +2,15 @@
 erratum, the document as printed (that erratum undone, every other one applied)."""
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from checker.errors import SpecError
 from checker.formula.bounds import Bounds
 from checker.formula.lower import Layout, lower
-from checker.formula.parser import parse_block, parse_elements
+from checker.formula.elements import parse_elements
+from checker.formula.parser import parse_block
 from checker.spec import model
 from checker.source import SourceText
 
@@ -115,5 +117,18 @@ def _materialize(fragment, revert, n) -> Reading:
     return Reading(fragment, revert, header.text, elements, layout, width, n, syntax)
 
 
+_LOWERED: dict = {}
+
+
 def _layout(formula, fragment, params) -> Layout:
-    return lower(parse_block(formula), formula, fragment.letter, fragment.sparsity, fragment.threads, params)
+    """Lowered once for every instance of a parametric fragment whose formula does not name the
+    parameter (wgmma D at 32 values of N): one Layout, which the engines then decide once."""
+    used = tuple(sorted((k, v) for k, v in params.items() if re.search(rf"\b{re.escape(k)}\b", formula.text)))
+    key = (formula.text, str(formula.span(0)), fragment.letter, fragment.sparsity, fragment.threads, used)
+    hit = _LOWERED.get(key)
+    if hit is None:
+        hit = lower(parse_block(formula), formula, fragment.letter, fragment.sparsity, fragment.threads, params)
+        if len(_LOWERED) >= 4096:
+            _LOWERED.clear()  # a mutation campaign lowers thousands of texts: stay bounded
+        _LOWERED[key] = hit
+    return hit

@@ -32,14 +32,17 @@ def contiguous(fragment) -> str:
     return "col"
 
 
-FAMILIES = ("computations", "shared-layout", "packing", "composition", "containers")
+FAMILIES = ("computations", "shared-layout", "packing", "composition", "containers", "warpgroup")
 # The theorems each instruction family's specs are held to (checker.families): these are about
 # the warp-level mma, its operands A, B, C and its document's words; another family's come with
 # its specs.
 THEOREMS = {"mma": ("dimensions", "same-as", "words", "computations", "shared-layout", "packing"),
             # ldmatrix & co.: their layouts placed on mma fragments (checker/theorems/composition.py)
             # and where ldmatrix .b8x16 and mma .kind::f8f6f4 put 4-/6-bit values (theorems/containers.py)
-            "ldmatrix": ("composition", "containers"), "stmatrix": ("composition",), "movmatrix": ("composition",)}
+            "ldmatrix": ("composition", "containers"), "stmatrix": ("composition",), "movmatrix": ("composition",),
+            # wgmma: the warpgroup's fragments and the mma.sync fragments they are made of
+            # (checker/theorems/warpgroup.py)
+            "wgmma": ("words", "warpgroup")}
 
 
 def theorems_of(spec) -> tuple:
@@ -61,6 +64,10 @@ def spec_theorems(spec, readings: dict, opts, families=FAMILIES) -> list:
         out += composition.prove(spec, readings, opts)
     if "containers" in families and spec.containers is not None:
         out += containers.prove(spec, opts)
+    if "warpgroup" in families:
+        from checker.theorems import warpgroup  # only a wgmma spec's task needs it
+
+        out += warpgroup.theorems(spec, readings, opts)
     return out
 
 

@@ -90,16 +90,17 @@ def _side_values(eq: Equation, side: Side, env: dict, size: int):
     """(lanes', elements', rows, cols) of a side at every point, checking it stays in its domain."""
     lanes = values(side.lane, env, size) if side.lane is not None else env["lane"]
     elems = values(side.element, env, size)
-    n = side.reading.n
+    n, count = side.reading.n, side.reading.fragment.threads.count
     for k in range(size):
-        if not 0 <= lanes[k] < 32 or not 0 <= elems[k] < n:
+        if not 0 <= lanes[k] < count or not 0 <= elems[k] < n:
             names = ["lane"] + [v for v, _ in eq.variables]
             point = {("%laneid" if n == "lane" else n): env[n][k] for n in names}
-            what = ("lane", lanes[k], "0..31") if not 0 <= lanes[k] < 32 else ("element", elems[k], f"0..{n - 1}")
+            what = ("lane", lanes[k], f"0..{count - 1}") if not 0 <= lanes[k] < count else \
+                ("element", elems[k], f"0..{n - 1}")
             field = "lane" if what[0] == "lane" else "element"
             raise SpecError(side.src[field].span(0),
                             f"{eq.id}: {side.name} {what[0]} {what[1]} at {point} is outside {what[2]}")
-    rows, cols = warp_cells(side.reading.layout, n, lanes, elems)
+    rows, cols = warp_cells(side.reading.layout, n, lanes, elems, count)
     local = dict(env, row=rows, col=cols)
     out_r = values(side.row, local, size) if side.row is not None else rows
     out_c = values(side.col, local, size) if side.col is not None else cols
@@ -129,7 +130,8 @@ def witness(eq: Equation, point, left, right) -> dict:
 
 
 def describe(eq: Equation, w: dict) -> str:
-    pt = ", ".join(f"{'%laneid' if k == 'lane' else k} = {v}" for k, v in w["point"].items())
+    thread = "%laneid" if eq.left.reading.fragment.threads.count == 32 else "%tid"
+    pt = ", ".join(f"{thread if k == 'lane' else k} = {v}" for k, v in w["point"].items())
     parts = []
     for tag, side in (("left", eq.left), ("right", eq.right)):
         s = w[tag]

@@ -86,7 +86,8 @@ def _texts(spec, resolve):
     """Every checked text of a spec: (erratum owner, field, row, text, span, checks) where checks
     maps a check name to a function of the text."""
     for sec in spec.sections:
-        frs = sec.fragments + sec.figures_only
+        # a parametric fragment's instances (wgmma D at every N) print one table: read it once
+        frs = tuple({f.span: f for f in reversed(sec.fragments + sec.figures_only)}.values())[::-1]
         ab = tuple(t for f in frs if f.operand in "AB" for t in f.types)
         yield sec, "title", None, sec.title, sec.title_span, {
             "types-named": lambda t, ab=ab: types_named(t, ab), "wording": wording}

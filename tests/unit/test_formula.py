@@ -6,7 +6,8 @@ from hypothesis import given, settings, strategies as st
 from checker.errors import SourceSpan, SpecError
 from checker.formula import ast, printer
 from checker.formula.evaluate import values
-from checker.formula.parser import parse_block, parse_elements
+from checker.formula.elements import parse_elements
+from checker.formula.parser import parse_block
 from checker.source import plain
 
 

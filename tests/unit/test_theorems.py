@@ -20,8 +20,8 @@ from checker.results import PROVED, REFUTED, UNKNOWN  # noqa: F401 - the engines
 
 RELATIONS = os.path.join(SPECS, "relations.yaml")
 THEOREMS = ("dimensions", "computations", "shared-layout", "packing", "relation", "same-as", "words",
-            "composition", "containers")  # composition: ldmatrix & co. (tests/unit/test_ldmatrix.py);
-# containers: ldmatrix .b8x16 against mma .kind::f8f6f4 (tests/unit/test_containers.py)
+            "composition", "containers", "warpgroup")  # composition: ldmatrix & co. (tests/unit/test_ldmatrix.py);
+# containers: ldmatrix .b8x16 against mma .kind::f8f6f4 (tests/unit/test_containers.py); warpgroup: wgmma (test_wgmma.py)
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,8 @@ def test_declared_non_relations_are_refuted_with_a_counterexample(seed_results):
         "ldmatrix-blocks/m8n8k4/A.f16.row", "ldmatrix-blocks/m8n8k4/A.f16.col", "ldmatrix-blocks/m8n8k4/B.f16.row",
         "ldmatrix-blocks/m8n8k4/B.f16.col", "accumulators/m8n8k4/f16-vs-f32", "words/m16n8k8/A.tf32-vs-A.f16",
         "ldmatrix.x2/m16n8k16/B.f16-k-major-is-not", "movmatrix/is-not-a-no-op",  # compositions (test_ldmatrix.py)
-        "e2m1/b4x16_p64"}  # containers, of ldmatrix.m8n16 and ldmatrix.m16n16 (test_containers.py)
+        "e2m1/b4x16_p64",  # containers, of ldmatrix.m8n16 and ldmatrix.m16n16 (test_containers.py)
+        "d-to-a-reuse: D.f32[N=256] to m64nNk8/A.tf32"}  # wgmma (test_wgmma.py)
     acc = next(x for x in declared if x["subject"] == "accumulators/m8n8k4/f16-vs-f32")
     # how the two accumulator layouts differ, exactly
     assert "128 of 256 points give different cells" in acc["message"]
