@@ -33,9 +33,9 @@ def test_the_shipped_parser_tables_are_what_the_grammar_builds():
 def test_the_parsers_come_from_the_tables_and_parse_as_built_ones():
     from lark import Lark
 
-    from checker.formula import parser as P, tables
+    from checker.formula import elements as E, parser as P, tables
 
-    assert P._parser().source_path == "<deserialized>" and P._elements_parser().source_path == "<deserialized>"
+    assert P._parser().source_path == "<deserialized>" and E._elements_parser().source_path == "<deserialized>"
     built = Lark(tables.grammar("formula"), **tables.OPTIONS["formula"])
     for text in ["row = groupID + 8 for ai where i >= 4\ncol = i\n", "(%laneid >> 2) * 0x1F % 4 == 1 && !(i < 3)"]:
         start = "start" if text.endswith("\n") else "lone"
@@ -45,14 +45,14 @@ def test_the_parsers_come_from_the_tables_and_parse_as_built_ones():
 def test_nothing_is_unpickled_and_no_user_cache_file_is_read(tmp_path):
     code = ("import pickle, lark.lark as L; " 
             "pickle.load = pickle.loads = L.pickle.load = None; "
-            "from checker.formula import parser as P; P._parser(); P._elements_parser(); print('ok')")
+            "from checker.formula import elements as E, parser as P; P._parser(); E._elements_parser(); print('ok')")
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path), HOME=str(tmp_path))
     (tmp_path / "ptx-fragment-checker").mkdir()
     for name in ("formula", "elements"):  # what a planted lark cache would be called
         (tmp_path / "ptx-fragment-checker" / f"{name}-lark-1.3.1.cache").write_bytes(b"\x80\x04planted")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert r.stdout.strip() == "ok", r.stderr
-    for module in ("parser.py", "tables.py"):
+    for module in ("parser.py", "elements.py", "tables.py"):
         src = open(os.path.join(ROOT, "checker", "formula", module), encoding="utf-8").read()
         assert "import pickle" not in src and "cache=" not in src and "Lark.load(" not in src
 
