@@ -53,12 +53,17 @@ def run(args, out, err) -> int:
     if args.compile_only:
         return compile_only(args, out)
     from checker.commands.probe_movement import on_device, split, synthetic
+    from checker.commands.probe_wgmma import split as split_wgmma
 
-    mma_paths, moving = split(args.paths)
+    paths, wgmma = split_wgmma(args.paths)
+    mma_paths, moving = split(paths) if paths else ([], {})
     if args.emit_ptx:
         from checker.commands.probe_emit import emit
 
-        return emit(args, out, mma_paths, moving)
+        return emit(args, out, mma_paths, moving, wgmma)
+    if wgmma and not (mma_paths or moving):
+        raise UsageError("the wgmma specs have no GPU run or synthetic dump yet: --compile-only --arch sm_90a "
+                         "assembles their kernels, --emit-ptx writes them")
     check_outputs(args)
     from checker.catalogue import min_sm
     from checker.probe.record import record
@@ -75,7 +80,8 @@ def run(args, out, err) -> int:
 
         device = Device()
         sm, where = device.sm, args.out or os.path.join("reports", "hardware")
-    written, skipped = [], []
+    written, skipped = [], ([f"{len(wgmma)} wgmma variants (no GPU run yet; --compile-only, --emit-ptx)"]
+                            if wgmma else [])
     t0 = time.perf_counter()
     for path, v in todo:
         need = min_sm(v)

@@ -42,9 +42,12 @@ def compile_only(args, out) -> int:
     with --minimums, checked at the support table's minimum version and target."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from checker.commands.probe_wgmma import compile_rows as wgmma_rows, render as render_wgmma, split as split_wgmma
+    from checker.commands.probe_wgmma import worst as wgmma_worst
     from checker.commands.probe_movement import compile_rows, render_compile, split, targets as movement_targets
 
-    mma_paths, moving = split(args.paths)
+    paths, wgmma = split_wgmma(args.paths)
+    mma_paths, moving = split(paths) if paths else ([], {})
     if args.minimums:
         from checker.probe.assemble import ptxas
 
@@ -80,8 +83,10 @@ def compile_only(args, out) -> int:
                 out.write(f"{where}: error: ptxas (sm_{sm}) rejects {v.instruction} with the spec's "
                           f"registers ({regs}):\n    " + b.message.replace("\n", "\n    ") + "\n")
     worst = max(worst, int(any(r["result"] == "rejected" for r in moved)))
+    wg_rows = wgmma_rows(wgmma, args.arch) if wgmma else []
+    worst = max(worst, wgmma_worst(wg_rows))
     if args.format == "json":
-        json.dump(rows + moved, out, indent=1)
+        json.dump(rows + moved + wg_rows, out, indent=1)
         out.write("\n")
         return worst
     for sm in (targets if jobs else []):
@@ -101,7 +106,9 @@ def compile_only(args, out) -> int:
             out.write(f"  SASS {ops}: {len(names)} ({shown})\n")
     if moved:
         render_compile(moved, wanted, out)
-    if not disasm:
+    if wg_rows:
+        render_wgmma(wg_rows, out)
+    if not disasm and jobs:
         out.write("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)\n")
     return worst
 

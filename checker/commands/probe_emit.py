@@ -33,7 +33,7 @@ For each kernel in `manifest.json`:
 """
 
 
-def emit(args, out, mma_paths: list | None = None, moving: dict | None = None) -> int:
+def emit(args, out, mma_paths: list | None = None, moving: dict | None = None, wgmma: list | None = None) -> int:
     """Write DIR/<kernel>.ptx, its input images, its expected D, manifest.json and README.md."""
     import numpy as np
 
@@ -75,7 +75,15 @@ def emit(args, out, mma_paths: list | None = None, moving: dict | None = None) -
         from checker.commands.probe_movement import emit as emit_movement
 
         moved = emit_movement(moving, where, args.arch, args.seed)
-    if not manifest and not moved:
+    wg = []
+    if wgmma:
+        from checker.commands.probe_wgmma import emit as emit_wgmma
+
+        if targets is not None and targets != [90]:
+            skipped.append(f"{len(wgmma)} wgmma variants (need sm_90a)")
+        else:
+            wg = emit_wgmma(wgmma, where)
+    if not manifest and not moved and not wg:
         raise UsageError("no variant could be emitted: " + "; ".join(skipped))
     command = " ".join(["checker probe", *args.paths, "--emit-ptx", args.emit_ptx]
                        + (["--arch", args.arch] if args.arch else []) + (["--seed", str(args.seed)] if args.seed else []))
@@ -83,7 +91,7 @@ def emit(args, out, mma_paths: list | None = None, moving: dict | None = None) -
         _write(os.path.join(where, "manifest.json"), (json.dumps(manifest, indent=1) + "\n").encode())
         _write(os.path.join(where, "README.md"), README.format(command=command, ptx=PTX_VERSION).encode())
     if args.format == "json":
-        json.dump({"folder": where, "kernels": [m["kernel"] for m in manifest + moved], "skipped": skipped}, out,
+        json.dump({"folder": where, "kernels": [m["kernel"] for m in manifest + moved + wg], "skipped": skipped}, out,
                   indent=1)
         out.write("\n")
     else:
@@ -94,6 +102,9 @@ def emit(args, out, mma_paths: list | None = None, moving: dict | None = None) -
         if manifest:
             out.write(f"{len(manifest)} kernels with their inputs and expected D in {where}; how to run them: "
                       f"{os.path.join(where, 'README.md')}\n")
+        if wg:
+            out.write(f"{len(wg)} wgmma kernels (sm_90a, 128 threads a CTA) in {where}; what each takes: "
+                      f"{os.path.join(where, 'wgmma-manifest.json')}\n")
         if moved:
             out.write(f"{len(moved)} ldmatrix, stmatrix and movmatrix kernels with their inputs and expected outputs in "
                       f"{where}; how to run them: {os.path.join(where, 'README-movement.md')}\n")

@@ -53,8 +53,9 @@ def build(v, sm: int, tool: str | None = None) -> Built:
     return Built(v, sm, ok, message, cubin)
 
 
-def assemble(tool: str, text: str, sm: int, name: str) -> tuple:
-    """(assembled?, "assembled" or ptxas's message naming `name`.ptx, cubin) for one PTX text."""
+def assemble(tool: str, text: str, sm: int | str, name: str) -> tuple:
+    """(assembled?, "assembled" or ptxas's message naming `name`.ptx, cubin) for one PTX text;
+    `sm` 90 or "90a" (wgmma needs the architecture-specific target)."""
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, name + ".ptx")
         out = os.path.join(tmp, name + ".cubin")

@@ -17,8 +17,10 @@ import sys
 import tempfile
 from collections import Counter
 
-TENSOR_CORE = ("HMMA", "IMMA", "DMMA", "BMMA", "QMMA")
-_INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
+WGMMA = ("HGMMA", "IGMMA", "QGMMA", "BGMMA")  # Hopper's warpgroup mma: HGMMA.64x256x16.F32.BF16
+TENSOR_CORE = ("HMMA", "IMMA", "DMMA", "BMMA", "QMMA") + WGMMA
+_INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.(?:\d+x\d+x\d+|[A-Z0-9_]+))*)")
+_FUNCTION = re.compile(r"^\s*\.section\s+\.text\.([A-Za-z_$][\w$]*),", re.M)
 TIMEOUT_S = 60
 
 
@@ -52,6 +54,23 @@ def summarize(counts: dict) -> dict:
 
 def disassemble(cubin: bytes, tool: str | None = None) -> dict | None:
     """{opcodes, tensor_core, emulated}, or None where no nvdisasm is found."""
+    text = listing(cubin, tool)
+    return None if text is None else summarize(opcode_counts(text))
+
+
+def disassemble_each(cubin: bytes, tool: str | None = None) -> dict | None:
+    """{kernel name: {opcodes, tensor_core, emulated}} for a cubin of many kernels; None where no
+    nvdisasm is found."""
+    text = listing(cubin, tool)
+    if text is None:
+        return None
+    cuts = list(_FUNCTION.finditer(text))
+    return {m.group(1): summarize(opcode_counts(text[m.end():cuts[i + 1].start() if i + 1 < len(cuts) else None]))
+            for i, m in enumerate(cuts)}
+
+
+def listing(cubin: bytes, tool: str | None = None) -> str | None:
+    """nvdisasm's listing of a cubin, or None where no nvdisasm is found."""
     tool = tool or nvdisasm()
     if tool is None:
         return None
@@ -62,4 +81,4 @@ def disassemble(cubin: bytes, tool: str | None = None) -> dict | None:
                               stdin=subprocess.DEVNULL)
     if proc.returncode != 0:
         raise RuntimeError(f"nvdisasm failed: {proc.stderr.strip()[:500]}")
-    return summarize(opcode_counts(proc.stdout))
+    return proc.stdout

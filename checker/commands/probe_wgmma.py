@@ -1,0 +1,123 @@
+"""`checker probe` for the wgmma specs (family wgmma, a warpgroup of 128 threads): --compile-only
+assembles every kernel for sm_90a and reads its SASS; --emit-ptx writes the kernels. The GPU run
+and its dumps are not built yet: the other runs say so and go on with the other specs."""
+from __future__ import annotations
+
+import json
+import os
+
+from checker.errors import UsageError
+
+
+def split(paths) -> tuple:
+    """(the spec files that are not wgmma, the wgmma variants of the others)."""
+    from checker.commands.common import spec_files
+    from checker.files import is_relations_file
+    from checker.probe.wgmma_ptx import variants
+    from checker.spec.load import load_spec
+
+    rest, found = [], []
+    for path in spec_files(paths):
+        if is_relations_file(path):
+            continue
+        spec = load_spec(path)
+        if spec.family == "wgmma":
+            found.extend(variants(spec, path.replace(os.sep, "/")))
+        else:
+            rest.append(path)
+    return rest, found
+
+
+def wanted(arch: str | None) -> bool:
+    """wgmma runs on sm_90a alone (9.7.15.5.2 "Target ISA Notes"): built where --arch names it."""
+    from checker.commands.probe_movement import targets
+
+    return "sm_90a" in targets(arch or "sm_80,sm_89,sm_90")
+
+
+def compile_rows(vs: list, arch: str | None) -> list:
+    """One row per variant: assembled for sm_90a (where --arch names it) with its SASS."""
+    from checker.probe import sass
+    from checker.probe.assemble import ptxas
+    from checker.probe.wgmma_build import EXPECTED, build_all
+
+    if not wanted(arch):
+        return [_row(v, "skipped", "needs sm_90a (--arch sm_90a)", None, EXPECTED[v.atype], None) for v in vs]
+    built = build_all(vs, ptxas(), sass.nvdisasm(), os.cpu_count() or 1)
+    return [_row(b.variant, "assembled" if b.ok else "rejected", b.message, b.sass, b.expected, b.sass_ok)
+            for b in built]
+
+
+def _row(v, result, message, code, expected, sass_ok) -> dict:
+    return {"spec": v.spec, "instruction": v.instruction, "a_source": v.a_source, "kernel": _kernel(v),
+            "arch": "sm_90a", "result": result, "message": message, "sass": code, "expected_sass": expected,
+            "sass_ok": sass_ok}
+
+
+def _kernel(v) -> str:
+    from checker.probe.wgmma_ptx import kernel_name
+
+    return kernel_name(v)
+
+
+def worst(rows: list) -> int:
+    """1 where ptxas rejects a kernel or its SASS lacks the expected warpgroup mma."""
+    return int(any(r["result"] == "rejected" or r["sass_ok"] is False for r in rows))
+
+
+def render(rows: list, out) -> None:
+    from checker.probe import sass
+
+    done = [r for r in rows if r["result"] != "skipped"]
+    if not done:
+        out.write(f"wgmma: {len(rows)} variants skipped (need sm_90a: --arch sm_90a)\n")
+        return
+    for r in done:
+        if r["result"] == "rejected":
+            out.write(f"{r['spec']}: error: ptxas (sm_90a) rejects {r['instruction']} (A from {r['a_source']}):\n    "
+                      + r["message"].replace("\n", "\n    ") + "\n")
+        elif r["sass_ok"] is False:
+            got = sass.tensor_ops(r["sass"]["opcodes"]) or "no tensor-core instruction"
+            out.write(f"{r['spec']}: error: {r['kernel']} became {got}, not one {r['expected_sass']}\n")
+    count = {k: sum(r["result"] == k for r in done) for k in ("assembled", "rejected")}
+    per = {src: sum(r["a_source"] == src for r in done) for src in ("registers", "shared")}
+    out.write(f"sm_90a wgmma: {count['assembled']} assembled, {count['rejected']} rejected (A from registers "
+              f"{per['registers']}, from shared memory {per['shared']})\n")
+    kinds: dict = {}
+    for r in done:
+        for op in (r["sass"] or {}).get("opcodes", {}):
+            if op.split(".")[0] in sass.WGMMA:
+                parts = op.split(".")
+                key = ".".join([parts[0], "64xNx" + parts[1].split("x")[-1]] + parts[2:])
+                kinds.setdefault(key, set()).add(int(parts[1].split("x")[1]))
+    for key, ns in sorted(kinds.items()):
+        out.write(f"  SASS {key}: N = {min(ns)}..{max(ns)} ({len(ns)} values)\n")
+    if done and all(r["sass"] is None for r in done):
+        out.write("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)\n")
+
+
+def emit(vs: list, where: str) -> list:
+    """DIR/<kernel>.ptx for every variant and wgmma-manifest.json; the manifest's entries."""
+    from checker.probe import wgmma_ptx as wx
+
+    manifest = []
+    for v in vs:
+        name = wx.kernel_name(v)
+        _write(os.path.join(where, name + ".ptx"), wx.generate(v))
+        manifest.append({"instruction": v.instruction, "spec": v.spec, "kernel": name, "ptx": name + ".ptx",
+                         "target": wx.TARGET, "ptx_version": v.ptx_version, "a_source": v.a_source,
+                         "threads": wx.THREADS, "parameters": list(wx.PARAMS), "d_registers": v.d_registers,
+                         "b_bytes": v.b_bytes, "a_bytes": wx.A_BYTES if v.a_shared else 0,
+                         "descriptor": {"swizzle": "none", "lbo_bytes": wx.LBO_BYTES, "sbo_bytes": wx.SBO_BYTES},
+                         "warps": wx.THREADS // 32})
+    if manifest:
+        _write(os.path.join(where, "wgmma-manifest.json"), json.dumps(manifest, indent=1) + "\n")
+    return manifest
+
+
+def _write(path: str, text: str) -> None:
+    try:
+        with open(path, "w") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise UsageError(f"--emit-ptx {path}: cannot be written ({(exc.strerror or str(exc)).lower()})") from None

@@ -1,0 +1,118 @@
+"""The wgmma probe without a GPU: every kernel of the wgmma specs (A from registers and from
+shared memory, B through a no-swizzle descriptor) assembles for sm_90a and its SASS holds exactly
+one warpgroup mma of the kind its types call for; the kernels follow the fence / commit_group /
+wait_group protocol; a kernel ptxas rejects is reported, naming it, with exit 1."""
+import io
+import json
+import os
+import shutil
+
+import pytest
+
+from checker.cli import main
+from checker.probe import wgmma_ptx as wx
+from checker.spec.load import load_spec
+
+WGMMA_SPECS = ["specs/m64nNk8.yaml", "specs/m64nNk16.yaml", "specs/m64nNk32.yaml", "specs/m64nNk256.yaml"]
+# .ci/run sets CHECKER_REQUIRE_CUDA: its machines have ptxas, so there a missing one fails, not skips
+HAVE_PTXAS = bool(os.environ.get("CHECKER_REQUIRE_CUDA") or shutil.which("ptxas")
+                  or os.path.exists("/usr/local/cuda/bin/ptxas"))
+needs_ptxas = pytest.mark.skipif(not HAVE_PTXAS, reason="needs NVIDIA's ptxas (CUDA toolkit)")
+
+
+def _probe(*args):
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["probe", *args], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    """One --compile-only run over every wgmma spec for sm_90a, shared by the tests below."""
+    code, out, err = _probe(*WGMMA_SPECS, "--compile-only", "--arch", "sm_90a", "--format", "json")
+    return code, json.loads(out), err
+
+
+def test_the_variants_are_every_type_combination_at_every_n():
+    got = {p: wx.variants(load_spec(p), p) for p in WGMMA_SPECS}
+    # .tf32 32 N; .f16 -> .f16/.f32 and .bf16 -> .f32, 32 N each; fp8 2 x 2 x 2 dtypes x 32 N, the four
+    # 8-bit integer pairs at the 18 N of the .s32 row; .b1 at its 18 N; each with A from registers and shared
+    assert [len(v) for v in got.values()] == [2 * 32, 2 * 3 * 32, 2 * (8 * 32 + 4 * 18), 2 * 18]
+    k32 = {(v.atype, v.btype, v.dtype) for v in got["specs/m64nNk32.yaml"]}
+    assert ("e5m2", "e4m3", "f16") in k32 and ("u8", "s8", "s32") in k32 and ("s8", "s8", "f32") not in k32
+    s32_n = sorted({v.n for v in got["specs/m64nNk32.yaml"] if v.dtype == "s32"})
+    assert s32_n == [8, 16, 24, 32] + list(range(48, 257, 16))
+
+
+def test_a_kernel_follows_the_async_protocol():
+    v = next(v for v in wx.variants(load_spec("specs/m64nNk16.yaml")) if v.n == 256 and v.a_shared and v.dtype == "f16")
+    text = wx.generate(v)
+    order = [text.index(s) for s in ("fence.proxy.async.shared::cta;", "bar.sync 0;", "wgmma.fence.sync.aligned;",
+                                     v.instruction + " ", "wgmma.commit_group.sync.aligned;",
+                                     "wgmma.wait_group.sync.aligned 0;", "st.global")]
+    assert order == sorted(order)
+    # A through its descriptor, then the four immediates of the a-desc .f16 form; D is N/4 .f16x2 registers
+    assert f"{{%d0, %d1, " in text and "%d63}, %descA, %descB, %p1, 1, 1, 0, 0;" in text
+    # LBO 128 and SBO 256 bytes, encoded >> 4, swizzle 0: (8 << 16) | (16 << 32)
+    assert f"or.b64 %descB, %descB, {(8 << 16) | (16 << 32)};" in text
+    r = next(v for v in wx.variants(load_spec("specs/m64nNk256.yaml")) if not v.a_shared)
+    assert "{%a0, %a1, %a2, %a3}, %descB, %p1;" in wx.generate(r) and ".and.popc" in r.instruction
+
+
+@needs_ptxas
+def test_every_wgmma_kernel_assembles_for_sm_90a_with_its_warpgroup_mma(compiled):
+    from checker.probe import sass
+
+    code, rows, err = compiled
+    assert code == 0, err
+    assert len(rows) == 948 and all(r["arch"] == "sm_90a" for r in rows)
+    assert [r for r in rows if r["result"] != "assembled"] == []
+    assert sum(r["a_source"] == "shared" for r in rows) == 474
+    if sass.nvdisasm() is None and not os.environ.get("CHECKER_REQUIRE_CUDA"):
+        pytest.skip("needs nvdisasm")
+    kinds = {}
+    for r in rows:
+        ops = {op: n for op, n in r["sass"]["opcodes"].items() if op.split(".")[0] in sass.WGMMA}
+        assert sum(ops.values()) == 1 and r["sass_ok"] is True, (r["kernel"], ops)
+        (op,) = ops
+        m, n, k = map(int, op.split(".")[1].split("x"))
+        assert (m, n, k) == (64, int(r["instruction"].split(".")[4][4:].split("k")[0]), int(r["instruction"].split("k")[-1].split(".")[0]))
+        kinds.setdefault(op.split(".")[0], set()).add(r["instruction"].split(".")[6] if "b1" not in r["instruction"] else "b1")
+        assert "WARPGROUP.ARRIVE" in r["sass"]["opcodes"] and "WARPGROUP.DEPBAR.LE" in r["sass"]["opcodes"]
+    assert kinds == {"HGMMA": {"f16", "bf16", "tf32"}, "QGMMA": {"e4m3", "e5m2"}, "IGMMA": {"s8", "u8"}, "BGMMA": {"b1"}}
+
+
+@needs_ptxas
+def test_a_kernel_ptxas_rejects_is_named_and_fails(monkeypatch):
+    from checker.probe import wgmma_build
+
+    real = wgmma_build.module
+    # a shape the document does not have: ptxas rejects it, the module and then that kernel alone
+    monkeypatch.setattr(wgmma_build, "module", lambda vs, c: real(vs, c).replace("m64n8k8.", "m64n4k8."))
+    monkeypatch.setattr(wgmma_build, "generate", lambda v: wx.generate(v).replace("m64n8k8.", "m64n4k8."))
+    code, out, err = _probe("specs/m64nNk8.yaml", "--compile-only", "--arch", "sm_90a")
+    assert code == 1, out + err
+    assert "ptxas (sm_90a) rejects wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 (A from registers)" in out
+    assert "62 assembled, 2 rejected" in out
+
+
+def test_without_sm_90a_the_wgmma_kernels_are_skipped_saying_why():
+    code, out, err = _probe("specs/m64nNk256.yaml", "--compile-only", "--arch", "sm_90", "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == 36 and {r["result"] for r in rows} == {"skipped"}
+    assert {r["message"] for r in rows} == {"needs sm_90a (--arch sm_90a)"}
+
+
+def test_emit_ptx_writes_every_kernel_with_a_manifest(tmp_path):
+    code, out, err = _probe("specs/m64nNk256.yaml", "--emit-ptx", str(tmp_path))
+    assert code == 0, err
+    manifest = json.loads((tmp_path / "wgmma-manifest.json").read_text())
+    assert len(manifest) == 36 and {m["target"] for m in manifest} == {"sm_90a"}
+    for m in manifest:
+        text = (tmp_path / m["ptx"]).read_text()
+        assert f".entry {m['kernel']}(" in text and m["instruction"] in text and ".target sm_90a" in text
+
+
+def test_the_gpu_run_says_wgmma_is_not_there_yet():
+    code, out, err = _probe("specs/m64nNk8.yaml", "--synthetic")
+    assert code == 2 and "no GPU run or synthetic dump yet" in err
