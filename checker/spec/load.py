@@ -1,64 +1,19 @@
 """YAML file -> Spec: structure first (JSON Schema), then meaning, each error located."""
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
-from importlib import resources
 
 from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
 from checker.families import FAMILIES
 from checker import source
 from checker.spec import containers, layouts, model, yamlload
+from checker.spec.validation import gate, schema, valid, validator  # noqa: F401 - schema: read from here too
 
 SCHEMA_ID = "ptx-fragment-checker/1"
 MAX_DIM = 1024
-
-
-def schema(name: str = "spec.schema.json", package: str = "checker.spec") -> dict:
-    return json.loads(resources.files(package).joinpath(name).read_text())
-
-
-@functools.lru_cache(maxsize=None)
-def _gate(name: str):
-    """jsonschema-rs decides whether a file is valid: the common case, and the one a cold proof
-    pays for, costs a tenth of a millisecond and no import of jsonschema (its import and
-    validation were 12% of a seed proof on an idle 2-core machine: docs/speed.md). It reads
-    `pattern` as JSON Schema does; so does the explainer below."""
-    import jsonschema_rs
-
-    return jsonschema_rs.Draft202012Validator(schema(name))
-
-
-def _valid(value, schema_name: str) -> bool:
-    try:
-        return _gate(schema_name).is_valid(value)
-    except (ValueError, TypeError):  # a value JSON has no type for (a YAML timestamp): let jsonschema say
-        return False
-
-
-@functools.lru_cache(maxsize=None)
-def validator(name: str = "spec.schema.json", package: str = "checker.spec"):
-    """The JSON Schema 2020-12 validator that explains an invalid file: its errors say which
-    keyword failed, on which value, under which part of the schema, which is what the located
-    message is made from."""
-    from jsonschema import Draft202012Validator, validators
-
-    return validators.extend(Draft202012Validator, {"pattern": _pattern})(schema(name, package))
-
-
-def _pattern(validator, pattern: str, instance, schema):
-    """`pattern` as JSON Schema means it (ECMA-262), where `$` ends the string. Python's `$` also
-    matches before a final newline, so `"C.s32\n"` would pass `^...$`: the schemas' patterns are
-    anchored, and their final `$` is read as the end of the string."""
-    from jsonschema.exceptions import ValidationError
-
-    if validator.is_type(instance, "string"):
-        anchored = pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith("\\$") else pattern
-        if re.search(anchored, instance) is None:
-            yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 def _path_str(path) -> str:
@@ -71,7 +26,7 @@ def _path_str(path) -> str:
 def check_structure(doc: yamlload.Document, schema_name: str = "spec.schema.json") -> None:
     if not isinstance(doc.value, dict):
         raise SpecError(doc.span(()), f"expected a mapping at the top of the file, found {type(doc.value).__name__}")
-    if _valid(doc.value, schema_name):
+    if valid(doc.value, schema_name):
         _integers(doc)
         return
     try:
@@ -79,7 +34,7 @@ def check_structure(doc: yamlload.Document, schema_name: str = "spec.schema.json
     except (ValueError, TypeError):  # a value JSON has no type for (a YAML timestamp)
         raise SpecError(doc.span(()), "a value has a type JSON does not have") from None
     if not errors:  # the two implementations disagree: the gate's own error, located
-        err = min(_gate(schema_name).iter_errors(doc.value), key=lambda e: doc.span(tuple(e.instance_path)).line)
+        err = min(gate(schema_name).iter_errors(doc.value), key=lambda e: doc.span(tuple(e.instance_path)).line)
         raise SpecError(doc.span(tuple(err.instance_path)), f"{_path_str(tuple(err.instance_path))}: {err.message[:160]}")
 
     def order(e):
