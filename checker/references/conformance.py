@@ -51,6 +51,11 @@ def candidate(enc, fragment):
         limit = max(fragment.rows, fragment.cols, threads, f["elements"])
         width = max(Bounds(layout, (0, threads - 1), f["elements"]).bits(), limit.bit_length() + 2)
         return candidates.Formula(layout, width, threads, f["elements"], f["src"].text, f["transposed"])
+    if enc.kind == "mosaic-tiled":
+        from checker.references.mosaic import tiled
+
+        return candidates.Table(tiled((fragment.rows, fragment.cols), f["tiling"], f["warp_dim"], f["lane_dims"],
+                                      f["vector_dim"]), "Mosaic GPU's tiled layout")
     return candidates.Table(f["entries"], "the table")
 
 

@@ -30,7 +30,7 @@ DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 LIBRARIES = ("CuTe", "Triton", "MLIR", "JAX")
 STATUSES = ("current", "historical")
 VERDICTS = ("equal", "differs", "malformed", "refuted")  # refuted: another name for differs
-KINDS = ("cute", "triton", "formula", "table", "cute-copy")
+KINDS = ("cute", "triton", "formula", "table", "cute-copy", "mosaic-tiled")
 THREADS = ("default", "sm70-quadpair")
 MAX_ENTRIES = 512
 MAX_TABLE = 1 << 16
@@ -254,6 +254,21 @@ def _encoding(d: _Doc, enc, path, expect) -> Encoding:
         return Encoding(kind, {"block": block, "src": src, "elements": d.integer(enc["elements"],
                                                                                   path + ["elements"], 1, 4096),
                                "transposed": transposed}, span)
+    if kind == "mosaic-tiled":
+        enc = d.mapping(enc, path, ("kind", "tiling", "warp_dim", "lane_dims", "vector_dim"))
+        tiling = enc["tiling"]
+        if not isinstance(tiling, list) or not 1 <= len(tiling) <= 8 or not all(
+                isinstance(t, list) and 1 <= len(t) <= 4 for t in tiling):
+            d.err(path + ["tiling"], f"expected a list of 1..8 tiles, each a list of 1..4 sizes, found {_kind(tiling)}")
+        tiles = tuple(tuple(d.integer(x, path + ["tiling", k, j], 1, 1024) for j, x in enumerate(t))
+                      for k, t in enumerate(tiling))
+        lanes = enc["lane_dims"]
+        if not isinstance(lanes, list) or not 1 <= len(lanes) <= 4:
+            d.err(path + ["lane_dims"], f"expected a list of 1..4 dimensions, found {_kind(lanes)}")
+        return Encoding(kind, {"tiling": tiles, "warp_dim": d.integer(enc["warp_dim"], path + ["warp_dim"], -16, 15),
+                               "lane_dims": tuple(d.integer(x, path + ["lane_dims", k], -16, 15)
+                                                  for k, x in enumerate(lanes)),
+                               "vector_dim": d.integer(enc["vector_dim"], path + ["vector_dim"], -16, 15)}, span)
     enc = d.mapping(enc, path, ("kind", "entries"))
     rows = enc["entries"]
     if not isinstance(rows, list) or not rows or len(rows) > MAX_TABLE:

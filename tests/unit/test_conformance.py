@@ -161,3 +161,23 @@ def test_mlir_ldmatrix_lowering_is_proved_against_the_readings(verdicts, run, tm
     r = run("conformance", SPECS, "--references", str(data))
     assert r.code == 1 and "transpose (current) vs ldmatrix.m8n8 r.x2: differs" in r.out
     assert "the first: thread 0 e1: the spec puts it at r[0][1], the candidate gives r[1][0]" in r.out
+
+
+def test_mosaic_gpu_layouts_are_proved_and_a_misread_one_refuted(run, tmp_path):
+    """JAX Mosaic GPU's TiledLayouts (jax-mosaic_gpu.yaml), evaluated from their four arguments, equal
+    the wgmma readings; the same layout with its two lane dimensions swapped differs, at the
+    smallest point; a tile that does not divide the array is malformed data."""
+    src = os.path.join(ROOT, "checker", "references", "data", "jax-mosaic_gpu.yaml")
+    r = run("conformance", SPECS, "--references", src, "--format", "json")
+    got = json.loads(r.out)
+    assert r.code == 0 and got["counts"]["equal"] == got["counts"]["entries"] == 7
+    data = tmp_path / "mosaic.yaml"
+    with open(src, encoding="utf-8") as fh:
+        text = fh.read()
+    data.write_text(text.replace("lane_dims: [-3, -2]", "lane_dims: [-2, -3]", 1))
+    r = run("conformance", SPECS, "--references", str(data))
+    assert r.code == 1 and "WGMMA_LAYOUT (A.f16) (current) vs m64nNk16 A.f16: differs" in r.out, r.err
+    assert "the first: thread 1 a0" in r.out
+    data.write_text(text.replace("tiling: [[64, 8], [16, 8]", "tiling: [[64, 7], [16, 8]", 1))
+    r = run("conformance", SPECS, "--references", str(data))
+    assert r.code != 0 and "does not divide" in (r.out + r.err) and "Traceback" not in r.err
