@@ -9,7 +9,8 @@ global memory; runs one `wgmma.mma_async` between wgmma.fence and commit_group /
 and stores D. Which thread's register holds which element is worked out on the host from the
 spec, so no layout formula is shared by kernel and analysis.
 
-Shared memory is read through matrix descriptors (9.7.15.5.1.2.2) with no swizzle. Every
+Shared memory is read through matrix descriptors (9.7.15.5.1.2.2, read in PTX ISA 9.2, the version
+that prints the descriptor's fields and the shared-memory layouts) with no swizzle. Every
 multiplicand's K extent is 32 bytes (k8 .tf32, k16 .f16/.bf16, k32 8-bit types, k256 .b1), two
 core matrices of 8 rows x 16 bytes: each core matrix is 128 contiguous bytes, the two along K
 are LBO = 128 bytes apart and the next 8 rows (of N for B, of M for A) SBO = 256 bytes on, so an
