@@ -29,7 +29,7 @@ RELABELLING = ("identification is relative to the spec's layouts of the other op
                "or k applied consistently to A, B, C and D is invisible to any program")
 
 
-def _where(fragment, lane: int, i: int, axis: int) -> str:
+def where(fragment, lane: int, i: int, axis: int) -> str:
     """file:line:col of the formula piece that gives the spec's row (axis 0) or col (axis 1)."""
     layout = materialize(fragment).layout
     hits = at(layout, lane, i)[axis]
@@ -67,7 +67,7 @@ def _compare_slots(op: str, g, hw: np.ndarray, why: str | None, spec_path, subje
             if h[1 + ax] != s[1 + ax]:
                 parts.append((f"{names[ax]} {h[1 + ax]}", f"{names[ax]} {s[1 + ax]}"))
         axis = 0 if h[1] != s[1] else 1
-        loc = _where(g.fragment, lane, i, axis) if (h[1] != s[1] or h[2] != s[2]) else str(g.fragment.span)
+        loc = where(g.fragment, lane, i, axis) if (h[1] != s[1] or h[2] != s[2]) else str(g.fragment.span)
         msg = (f"{tag}{_slot_name(op, g, lane, i)}: {seen} " + ", ".join(p[0] for p in parts)
                + ", spec " + ", ".join(p[1] for p in parts)
                + f" ({int(wrong.sum())} of {n_slots} slots differ"

@@ -66,6 +66,12 @@ def write(path: str, header: dict, registers: dict, bits: dict) -> None:
     doc = dict(header, format=FORMAT, version=VERSION,
                registers={op: _encode(registers[op], bits[op]) for op in "ABCD"})
     validator("dump.schema.json", "checker.probe").validate(doc)
+    write_json_gz(path, doc)
+
+
+def write_json_gz(path: str, doc: dict) -> None:
+    """`doc` as deterministic gzip-compressed JSON (keys sorted, no name or time in the header), so
+    the same probe writes the same bytes: every dump format of the probe is written so."""
     raw = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
     buf = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
@@ -83,22 +89,33 @@ def _bad(path: str, message: str) -> SpecError:
     return SpecError(SourceSpan(path, 1, 1), message)
 
 
-def read(path: str) -> Dump:
-    """A dump, or a SpecError saying what is wrong with the file."""
+def read_json_gz(path: str, max_compressed: int, max_expanded: int):
+    """The JSON value of a gzip-compressed dump file, or a SpecError located at the file: read from
+    a regular file with a bound (never a FIFO or /dev/zero), expanded with a bound (no zip bomb),
+    and plain JSON only (NaN and Infinity are not JSON)."""
     from checker.bounded import read_regular
 
-    packed = read_regular(path, MAX_COMPRESSED, "dump")  # a regular file, bounded: never a FIFO or /dev/zero
+    packed = read_regular(path, max_compressed, "dump")
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(packed), mode="rb") as gz:
-            raw = gz.read(MAX_EXPANDED + 1)
+            raw = gz.read(max_expanded + 1)
     except (OSError, EOFError) as exc:
         raise _bad(path, f"not a gzip file: {exc}") from None
-    if len(raw) > MAX_EXPANDED:
-        raise _bad(path, f"dump expands to more than {MAX_EXPANDED >> 20} MiB")
+    if len(raw) > max_expanded:
+        raise _bad(path, f"dump expands to more than {max_expanded >> 20} MiB")
     try:
-        doc = json.loads(raw)
+        return json.loads(raw, parse_constant=_not_json)
     except (ValueError, RecursionError) as exc:
-        raise _bad(path, f"not JSON: {exc}") from None
+        raise _bad(path, f"not JSON: {str(exc)[:200]}") from None
+
+
+def _not_json(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def read(path: str) -> Dump:
+    """A dump, or a SpecError saying what is wrong with the file."""
+    doc = read_json_gz(path, MAX_COMPRESSED, MAX_EXPANDED)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise _bad(path, f"not a probe dump (expected \"format\": \"{FORMAT}\")")
     if doc.get("version") != VERSION:

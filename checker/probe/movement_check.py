@@ -16,24 +16,13 @@ import time
 import numpy as np
 
 from checker.errors import SpecError
-from checker.formula.evaluate import at
 from checker.probe import movement_dump as dumps
+from checker.probe.crosscheck import where
 from checker.probe import movement_model as model
 from checker.probe.movement_forms import IMAGE_BYTES, ROW_BYTES, SLOTS
 from checker.results import PROVED, REFUTED, SPEC_ERROR, Result
-from checker.spec.reading import materialize
 
 SYNTHETIC_TAG = "[synthetic dump: reference model, not hardware] "
-
-
-def where(fragment, lane: int, i: int, axis: int) -> str:
-    """file:line:col of the formula piece that gives the spec's row (axis 0) or col (axis 1)."""
-    layout = materialize(fragment).layout
-    hits = at(layout, lane, i)[axis]
-    if not hits:
-        return str(fragment.span)
-    formula = layout.row if axis == 0 else layout.col
-    return str(layout.src.span(formula.pieces[hits[0][0]].off))
 
 
 def _shapes(form) -> dict:

@@ -17,15 +17,12 @@ field by field: a malformed dump is a SpecError naming the file and the field.
 from __future__ import annotations
 
 import base64
-import gzip
-import io
-import json
-import os
 from dataclasses import dataclass
 
 import numpy as np
 
-from checker.errors import SourceSpan, SpecError, UsageError
+from checker.errors import SourceSpan, SpecError
+from checker.probe.dump import read_json_gz, write_json_gz
 
 FORMAT = "ptx-fragment-checker/movement-dump"
 VERSION = 1
@@ -66,43 +63,17 @@ def _encode(a: np.ndarray) -> dict:
 
 
 def write(path: str, header: dict, arrays: dict) -> None:
-    doc = dict(header, format=FORMAT, version=VERSION, arrays={k: _encode(np.asarray(v)) for k, v in arrays.items()})
-    raw = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
-    buf = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
-        gz.write(raw)
-    try:
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        with open(path, "wb") as fh:
-            fh.write(buf.getvalue())
-    except OSError as exc:
-        raise UsageError(f"cannot write {path} ({(exc.strerror or str(exc)).lower()})") from None
+    write_json_gz(path, dict(header, format=FORMAT, version=VERSION,
+                             arrays={k: _encode(np.asarray(v)) for k, v in arrays.items()}))
 
 
 def _bad(path: str, message: str) -> SpecError:
     return SpecError(SourceSpan(path, 1, 1), message)
 
 
-def _no_constants(name: str):
-    raise ValueError(f"{name} is not JSON")
-
-
 def read(path: str) -> Dump:
     """A dump, or a SpecError saying what is wrong with the file."""
-    from checker.bounded import read_regular
-
-    packed = read_regular(path, MAX_COMPRESSED, "dump")
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(packed), mode="rb") as gz:
-            raw = gz.read(MAX_EXPANDED + 1)
-    except (OSError, EOFError) as exc:
-        raise _bad(path, f"not a gzip file: {exc}") from None
-    if len(raw) > MAX_EXPANDED:
-        raise _bad(path, f"dump expands to more than {MAX_EXPANDED >> 20} MiB")
-    try:
-        doc = json.loads(raw, parse_constant=_no_constants)
-    except (ValueError, RecursionError) as exc:
-        raise _bad(path, f"not JSON: {str(exc)[:200]}") from None
+    doc = read_json_gz(path, MAX_COMPRESSED, MAX_EXPANDED)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise _bad(path, f"not a movement probe dump (expected \"format\": \"{FORMAT}\")")
     if doc.get("version") != VERSION:
