@@ -81,3 +81,27 @@ FAMILIES = {f.name: f for f in (
     Family("movmatrix", WARP, (Operand("a", "a", ("m", "n"), (".type",)), Operand("d", "d", ("m", "n"), (".type",))),
            r"movmatrix\.m(?P<m>\d+)n(?P<n>\d+)", moves=True),
 )}
+
+
+# The fragments of the specs beside that the wgmma theorems read (checker/theorems/warpgroup.py),
+# as (shape, fragment id): within a warp D is TILE tiled along N; register A of a K is four of
+# STACKED[K] stacked; D is reused as the A of NEXT_A (and m64nNk8's own D, refuted as declared,
+# as its REUSE_TF32 A).
+# The scope rule (checker/scope.py) reads the same data through `reads`: proving one of these
+# specs proves the wgmma specs whose theorems read it, and proving a wgmma spec proves them.
+WGMMA_TILE = ("m16n8k16", "C.float")
+WGMMA_STACKED = {8: ("m16n8k8", "A.tf32"), 16: ("m16n8k16", "A.f16"), 32: ("m16n8k32", "A.i8"),
+                 256: ("m16n8k256", "A.b1")}
+WGMMA_NEXT_A = ("m64nNk16", "A.f16")
+WGMMA_REUSE_TF32 = ("m64nNk8", "A.tf32")
+
+
+def reads(shape: str) -> tuple:
+    """The shapes of the specs beside whose fragments the theorems of spec `shape` read (its file
+    name without .yaml); none for a family whose theorems read only its own spec."""
+    found = re.fullmatch(r"m64nNk(\d+)", shape)
+    if found is None:
+        return ()
+    stacked = WGMMA_STACKED.get(int(found.group(1)))
+    named = [WGMMA_TILE[0], *([stacked[0]] if stacked else []), WGMMA_NEXT_A[0]]
+    return tuple(s for s in dict.fromkeys(named) if s != shape)

@@ -4,7 +4,9 @@ pre-commit hooks and the workflow (they pass the files they were given; this wid
     Proving a spec file proves everything its correctness depends on and everything that depends
     on it, within the folder it lives in: the relations of relations.yaml beside it that name one
     of its fragments, the `same_as` references that name its fragments (from other specs) or that
-    it makes, and the specs those relations and references name. Proving relations.yaml proves
+    it makes, the specs whose family theorems read its fragments or whose fragments its own
+    theorems read (a wgmma spec and the mma.sync specs it is tied to: checker.families.reads),
+    and the specs those relations and references name. Proving relations.yaml proves
     all its relations and every spec they name. One step, not a closure: a named spec is proved,
     its own relations to third specs are not.
 
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 
 from checker.bounded import read_regular
 from checker.errors import SpecError
+from checker.families import reads
 from checker.files import RELATIONS_FILE, is_relations_file
 
 
@@ -205,10 +208,14 @@ def widen(files: list) -> Scope:
         named = set()
         for f in mine:
             named.update(_same_as(f))  # what it says it is the same as
+            named.update(reads(_shape(f)))  # what its family's theorems read beside it
         for sibling in sorted(os.listdir(folder or ".")):
             path = os.path.join(folder, sibling)
             if (not sibling.endswith((".yaml", ".yml")) or is_relations_file(path) or os.path.abspath(path) in seen
                     or not os.path.isfile(path)):
+                continue
+            if shapes & set(reads(_shape(path))):
+                named.add(_shape(path))  # its theorems read one of our fragments (a wgmma spec's)
                 continue
             from checker.spec.yamlload import MAX_BYTES
 

@@ -77,7 +77,7 @@ def render(results: list, version: str) -> dict:
                                                        "region": {"startLine": line, "startColumn": col}}}]
         rel = _region((r.counterexample or {}).get("relation_at"))
         if rel and "locations" in item:  # a relation located at a formula: its own line too
-            item["relatedLocations"] = [{"id": 0, "message": {"text": f"relation {r.subject} is declared here"},
+            item["relatedLocations"] = [{"id": 0, "message": {"text": f"{r.property} {r.subject} is declared here"},
                                          "physicalLocation": {"artifactLocation": {"uri": rel[0]},
                                                               "region": {"startLine": rel[1], "startColumn": rel[2]}}}]
         props = {"verdict": r.verdict, "spec": r.spec}

@@ -58,7 +58,7 @@ def prove_report(results: list, seconds: float, files: int, relation_files: int 
                 lines.append(f"{r.location}: error: {r.property} {r.subject} {r.verdict.lower()}: {r.message}")
                 cex = r.counterexample or {}
                 if cex.get("relation_at") and cex["relation_at"] != r.location:
-                    lines.append(f"{cex['relation_at']}: note: relation {r.subject} is declared here")
+                    lines.append(f"{cex['relation_at']}: note: {r.property} {r.subject} is declared here")
                 lines.extend(_cex_lines(cex))
     if scope:
         lines.append(scope)

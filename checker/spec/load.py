@@ -9,7 +9,7 @@ from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
 from checker.families import FAMILIES
 from checker import source
-from checker.spec import containers, layouts, model, yamlload
+from checker.spec import layouts, model, yamlload
 from checker.spec.validation import gate, schema, valid, validator  # noqa: F401 - schema: read from here too
 
 SCHEMA_ID = "ptx-fragment-checker/1"
@@ -170,7 +170,14 @@ class _Meaning:
         found = {f.id: f for s in sections for f in s.fragments}
         return model.Spec(self.doc.path, shape, dims["m"], dims["n"], dims.get("k"), tuple(sections), family.name,
                           (params,) if params else (), layouts.compositions(self, v, found),
-                          containers.containers(self, v, family.name))
+                          self.containers(v, family.name))
+
+    def containers(self, v: dict, family: str):
+        if "containers" not in v:
+            return None
+        from checker.spec import containers  # an ldmatrix .b8x16 spec's: six classes a seed never needs
+
+        return containers.containers(self, v, family)
 
     @staticmethod
     def instances(instances, family, fr) -> list:

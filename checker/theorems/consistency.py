@@ -15,7 +15,6 @@ from checker.errors import SpecError
 from checker.spec.model import KIND_BITS
 from checker.spec.reading import header
 from checker.source import plain
-from checker.theorems import composition, containers
 from checker.theorems.equation import Equation, Side
 from checker.theorems.run import equation_result
 
@@ -60,12 +59,18 @@ def spec_theorems(spec, readings: dict, opts, families=FAMILIES) -> list:
         out += shared(spec, readings)
     if "packing" in families:
         out += packing(spec, readings, opts)
+    # Each family's own theorem module is imported by the task that needs it: a seed (mma) proof
+    # then never builds their classes nor imports what they use (numpy, for the containers).
     if "composition" in families and spec.compositions:
+        from checker.theorems import composition
+
         out += composition.prove(spec, readings, opts)
     if "containers" in families and spec.containers is not None:
+        from checker.theorems import containers
+
         out += containers.prove(spec, opts)
     if "warpgroup" in families:
-        from checker.theorems import warpgroup  # only a wgmma spec's task needs it
+        from checker.theorems import warpgroup
 
         out += warpgroup.theorems(spec, readings, opts)
     return out

@@ -17,8 +17,6 @@ import itertools
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
 from checker.errors import CheckerError, SpecError
 from checker.loading import load_error
 from checker.results import PROVED, REFUTED, UNKNOWN, Result
@@ -63,6 +61,10 @@ def size(q: Question) -> int:
 def evaluate(q: Question):
     """The plain-Python engine: ('proved', None) or ('refuted', witness), the smallest point
     first, over every value and padding of one container (or of a register's four)."""
+    # Imported here: only an ldmatrix .b8x16 spec asks this, and numpy costs a seed proof more
+    # than z3's import does.
+    import numpy as np
+
     n = 1 if q.shift is None else 4
     axes = [np.arange(1 << q.load_width, dtype=np.int64)] * n + [np.array(_paddings(q), dtype=np.int64)] * n
     grids = [g.ravel() for g in np.meshgrid(*axes, indexing="ij")]  # the first variable slowest

@@ -204,7 +204,27 @@ def blame(results: list) -> list:
     relations of the run: with one formula edited, that is the edited one."""
     from collections import Counter
 
-    failing = [r for r in results if r.property in ("relation", "composition") and r.detail.get("sides")]
+    failing = [r for r in results if r.property in _BETWEEN and r.detail.get("sides")]
     count = Counter(name for r in failing for name, _, _ in r.detail["sides"])
-    return [r.but(location=_choose(r.detail["sides"], count) or r.location) if r.property in ("relation", "composition")
+    return [r.but(location=_choose(r.detail["sides"], count) or r.location) if r.property in _BETWEEN
             and r.detail.get("sides") else r for r in results]
+
+
+def toward(results: list, shapes) -> list:
+    """A failed equation between two fragments neither of whose specs was known to be given (a
+    wgmma theorem, asked in its own spec's task) moved to the one side whose spec the command was
+    given (`shapes`), as a relation is with its focus: where proving m16n8k16.yaml added the wgmma
+    specs, the edited formula is the suspect, not the wgmma spec the scope brought in."""
+    out = []
+    for r in results:
+        sides = r.detail.get("sides") if r.property in _BETWEEN else None
+        if sides and not any(s[2] for s in sides):
+            flagged = [(name, at, name.split("/", 1)[0] in shapes) for name, at, _ in sides]
+            if sum(s[2] and bool(s[1]) for s in flagged) == 1:
+                r = r.but(location=_choose(flagged) or r.location, detail={"sides": flagged})
+        out.append(r)
+    return out
+
+
+# the results whose failures are equations between two fragments, located by `locate`
+_BETWEEN = ("relation", "composition", "warpgroup")

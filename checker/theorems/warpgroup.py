@@ -24,24 +24,25 @@ warp-rows says so."""
 from __future__ import annotations
 
 import os
+from types import SimpleNamespace
 
 from checker import recording
 from checker.errors import SpecError
+from checker.families import WGMMA_NEXT_A, WGMMA_REUSE_TF32, WGMMA_STACKED, WGMMA_TILE
 from checker.formula.parser import parse_expr
 from checker.loading import load, load_error
 from checker.properties.instances import family
-from checker.results import PROVED, Result
+from checker.results import PROVED, REFUTED, Result
 from checker.spec.reading import materialize
 from checker.spec.yamlload import MAX_BYTES
 from checker.source import plain
 from checker.theorems.equation import Equation, Side
+from checker.theorems.relations import locate
 from checker.theorems.run import equation_result
 
 PROPERTY = "warpgroup"
-# the mma.sync A fragment each register A of wgmma is four of, by K
-STACKED = {8: ("m16n8k8", "A.tf32"), 16: ("m16n8k16", "A.f16"), 32: ("m16n8k32", "A.i8"), 256: ("m16n8k256", "A.b1")}
-TILE = ("m16n8k16", "C.float")
-NEXT_A = ("m64nNk16", "A.f16")
+# the fragments beside these theorems read; the scope rule reads the same (checker/families.py)
+STACKED, TILE, NEXT_A, REUSE_TF32 = WGMMA_STACKED, WGMMA_TILE, WGMMA_NEXT_A, WGMMA_REUSE_TF32
 
 
 def theorems(spec, readings, opts) -> list:
@@ -185,6 +186,14 @@ def _result(spec, eq, opts, subject, holds, expect="holds", fails=""):
     r = equation_result(eq, opts, spec.path, PROPERTY, subject, str(eq.span), expect=expect, holds=holds, fails=fails)
     if expect == "holds" and r.verdict == PROVED:
         _PROVED.add(_key(eq))
+    if r.verdict == REFUTED and not r.declared and r.counterexample:
+        # at the formula that gives the differing cell, on either side, as a relation is: an edit
+        # of m16n8k16's C.float breaks this theorem of the wgmma spec, and relations.blame moves
+        # the location to the side the run's failures point at (the theorem's line is a note)
+        location, pieces, replay, sides = locate(spec.path, SimpleNamespace(equation=eq, span=eq.span),
+                                                 r.counterexample)
+        r = r.but(location=location, detail={"sides": sides},
+                  counterexample={"pieces": pieces, "replay": replay, "relation_at": str(eq.span)})
     return r
 
 
@@ -238,9 +247,9 @@ def _reuse(spec, r, beside, opts, every) -> list:
                            f".f16 as it is, is register for register the A of the next m64nNk16 for column block j "
                            f"(columns 16j..16j+15), every j < N/16: a_i = d(8j + i); where N is an odd multiple of 8 "
                            f"the last 8 columns give a0..a3 only (the block's first half){every}"))
-    tf32 = beside.reading("m64nNk8", "A.tf32")
+    tf32 = beside.reading(*REUSE_TF32)
     if tf32 is not None and f.cols >= 8 and spec.k == 8:
-        name = "m64nNk8/A.tf32"
+        name = "/".join(REUSE_TF32)
         left = _side(name, tf32, at, "i", col="col + 8 * j")
         right = _side(_name(spec, r), r, at, "4 * j + i")
         eq = _equation(f"{spec.shape}.d-to-a-reuse.tf32.{f.id}", [("j", 0, f.cols // 8), ("i", 0, 4)], left, right, at)

@@ -130,3 +130,28 @@ def _reaped_soon(pid) -> bool:
             return True
         time.sleep(0.01)
     return False
+
+
+def test_a_seed_proof_imports_no_numpy_in_any_process(tmp_path):
+    """numpy's import costs more than z3's: only the family theorems that compute with it (the
+    ldmatrix containers) import it, so proving mma specs never does, in the command process or
+    in a worker. Each task notes, as it ends, whether its process has imported numpy."""
+    seen = tmp_path / "seen"
+    code = ("import os, sys\nfrom checker import prover\nfrom checker.options import Options\n"
+            "task = prover._task\n"
+            "def noting(args):\n"
+            "    r = task(args)\n"
+            f"    with open({str(seen)!r}, 'a') as f:\n"
+            "        f.write(f\"{os.getpid()} {'numpy' in sys.modules}\\n\")\n"
+            "    return r\n"
+            "prover._task = noting\n"
+            f"rs = prover.prove_paths([{os.path.join(SPECS, 'm16n8k16.yaml')!r}, {os.path.join(SPECS, 'm8n8k4.yaml')!r}], "
+            "Options(jobs=2))\n"
+            "print(len(rs), 'numpy' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    count, parent = proc.stdout.split()
+    assert int(count) > 0 and parent == "False"
+    lines = seen.read_text().split("\n")[:-1]
+    assert len({line.split()[0] for line in lines}) == 2  # both processes ran tasks
+    assert {line.split()[1] for line in lines} == {"False"}

@@ -53,7 +53,8 @@ def test_prove_of_the_edited_file_alone_fails_at_the_edited_line(run, tmp_path, 
     r = run("prove", path, "--jobs", "1")
     assert r.code == 1, r.out
     errors = [ln for ln in r.out.splitlines() if ": error: " in ln and ": error: composition " not in ln]
-    assert errors and all(": error: relation " in ln for ln in errors)  # every per-fragment proof holds
+    # every per-fragment proof holds; what breaks is relations (and m64nNk16's a-stacked theorem)
+    assert errors and all(": error: relation " in ln or ": error: warpgroup a-stacked" in ln for ln in errors)
     assert all(ln.startswith(f"{path}:{line}:") for ln in errors), errors  # at the edited formula
     assert f"{folder}/relations.yaml:" in r.out and "is declared here" in r.out  # the relation's line, a note
     assert f"replay: checker eval {path} --fragment " in r.out
@@ -193,3 +194,41 @@ def test_this_repositorys_prove_hook_on_just_the_edited_file_fails(tmp_path):
                        timeout=300)
     assert r.returncode == 1, r.stdout + r.stderr
     assert "Failed" in r.stdout and f"specs/m16n8k16.yaml:{line}:" in r.stdout
+
+
+def test_a_wgmma_spec_and_the_mma_sync_specs_its_theorems_read_are_one_scope(tmp_path):
+    """The wgmma theorems read m16n8k16's C.float (and the A of the same K, and m64nNk16's A):
+    proving either side proves the other (checker.families.reads)."""
+    from checker.scope import widen
+
+    def named(path):
+        return {os.path.basename(p) for p in widen([os.path.join(SPECS, path)]).added}
+
+    assert {"m64nNk8.yaml", "m64nNk16.yaml", "m64nNk32.yaml", "m64nNk256.yaml"} <= named("m16n8k16.yaml")
+    assert "m64nNk32.yaml" in named("m16n8k32.yaml") and "m64nNk16.yaml" not in named("m16n8k32.yaml")
+    assert {"m16n8k16.yaml", "m16n8k32.yaml", "m64nNk16.yaml"} <= named("m64nNk32.yaml")
+    assert {"m16n8k16.yaml", "m16n8k8.yaml"} <= named("m64nNk8.yaml") and "m64nNk8.yaml" not in named("m64nNk8.yaml")
+    shutil.copy(os.path.join(SPECS, "m64nNk32.yaml"), tmp_path)  # none of them beside it: its own scope
+    assert not widen([str(tmp_path / "m64nNk32.yaml")]).widened()
+
+
+def test_an_edit_of_m16n8k16_that_only_a_wgmma_theorem_sees_fails_on_the_edited_file(run, tmp_path):
+    """C.float with its two row halves swapped is still a bijection and no relation is beside it:
+    only wgmma's mma-tiles theorem (D within a warp is C.float tiled along N) breaks, and proving
+    the edited file alone runs it."""
+    for name in ("m16n8k16.yaml", "m64nNk16.yaml"):
+        shutil.copy(os.path.join(SPECS, name), tmp_path)
+    path = tmp_path / "m16n8k16.yaml"
+    old = "row = groupID for ci where i < 2\n          groupID + 8 for ci where i >= 2\n"
+    text = path.read_text()
+    assert text.count(old) == 2  # C.float and C.int; C.float's first
+    path.write_text(text.replace(old, "row = groupID + 8 for ci where i < 2\n          groupID for ci where i >= 2\n", 1))
+    proc = run("prove", str(path), "--no-cache", "--format", "json")
+    assert proc.code == 1, proc.out[-2000:] + proc.err[-2000:]
+    failed = [r for r in json.loads(proc.out)["results"]
+              if r["verdict"] == "REFUTED" and not r.get("erratum") and not r.get("declared")]
+    assert failed and {r["property"] for r in failed} == {"warpgroup"}
+    assert all(r["spec"].endswith("m64nNk16.yaml") and "C.float" in r["subject"] for r in failed), failed
+    line = text[:text.index(old)].count("\n") + 1  # the edited row formula: the file given is the suspect
+    assert all(r["location"].startswith(f"{path}:{line}:") for r in failed), [r["location"] for r in failed]
+    assert all(r["counterexample"]["relation_at"].startswith(str(tmp_path / "m64nNk16.yaml")) for r in failed)
