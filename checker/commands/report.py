@@ -76,12 +76,34 @@ def render(files: list, jobs: int, dumps: str | None, timings: dict | None):
     from checker.report.gather import gather, key
 
     hardware, agreeing = hardware_agreement(files, dumps)
+    hardware.update(_wgmma_kernels(files))
     t0 = time.perf_counter()
     report = gather(files, prove_paths(files, Options(cross_check=True, jobs=jobs)), hardware, agreeing)
     if timings is None:
         timings = {key(r): round(r.seconds, 6) for r in report.results}
         timings["total"] = round(time.perf_counter() - t0, 4)
     return site.render(report, timings, _references(files, report)), report
+
+
+def _wgmma_kernels(files: list) -> dict:
+    """The probe's wgmma kernels of the specs given (checker/probe/wgmma_ptx.py), counted per
+    ("wgmma-kernels", K, A type, D type, N) for the ISA coverage rows (checker/report/isa_wgmma.py)."""
+    from checker.probe.wgmma_ptx import variants
+    from checker.spec.load import load_spec
+    from checker.errors import SpecError
+
+    out: dict = {}
+    for path in files:
+        try:
+            spec = load_spec(path)
+        except (SpecError, OSError):
+            continue  # the report shows why it does not load
+        if getattr(spec, "family", None) != "wgmma":
+            continue
+        for v in variants(spec, path):
+            key = ("wgmma-kernels", v.k, v.atype, v.dtype, v.n)
+            out[key] = out.get(key, 0) + 1
+    return out
 
 
 def _references(files: list, report):

@@ -63,6 +63,19 @@ def _both(what: str, query: str, m, py_wrong, z3_answer) -> str:
             "and the enumeration agrees")
 
 
+def _not_for_triton(spec, frag, m) -> str:
+    """Why a Triton export is refused, and which instances of the fragment Triton can take: a linear
+    layout maps each bit of (register, lane, warp) to a cell, so every dimension is a power of two
+    (Triton's tensors too: its wgmma N is always one, see checker/references/data/triton-nvmma_v3.yaml)."""
+    base = frag.id.split("[", 1)[0]
+    fits = [f.id for f in spec.fragments() if f.id.split("[", 1)[0] == base and f.id != frag.id
+            and None not in (derive.log2(f.rows), derive.log2(f.cols))]
+    where = (f"; the instances it can take: {', '.join(fits)}" if fits else "")
+    return (f"{frag.span}: {frag.id}: Triton's linear layouts need power-of-two dimensions (one basis per bit of "
+            f"the register, lane and warp index, and of row and col), and this is a {m.shape[0]}x{m.shape[1]} matrix "
+            f"with {m.n} elements per thread: not exported{where}; --to cute, cpp and python take it as it is")
+
+
 def export(spec_path: str, fid: str, to: str, computation: int | None, command: str) -> str:
     from checker.smt import linear as smt_linear
 
@@ -80,6 +93,8 @@ def export(spec_path: str, fid: str, to: str, computation: int | None, command: 
             z = smt_linear.strided(f"{name}.cute", reading, m.lanes, c.thread, c.value, frag.operand, m.shape)
             checks = [_both("CuTe layout", f"{name}.cute", m, derive.wrong_cute(m, c), z)]
             return render.cute(m, c, checks, command)
+        if to == "triton" and None in (derive.log2(len(m.lanes)), derive.log2(m.n), *map(derive.log2, m.shape)):
+            raise UsageError(_not_for_triton(_spec, frag, m))
         if to != "triton" and None in (derive.log2(len(m.lanes)), derive.log2(m.n), *map(derive.log2, m.shape)):
             # wgmma D at N = 24: no linear form to look for; row and col are printed, the inverse is a table
             checks = [f"sizes not all powers of two ({len(m.lanes)} threads, {m.n} elements, a "

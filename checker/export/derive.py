@@ -3,9 +3,10 @@
   GF(2) bases    (Triton linear layouts) row and col as the XOR of one basis per set bit of the
                  thread index and of the element index
   inverse bases  the same for (thread, element) as a function of the bits of (row, col)
-  CuTe modes     (thread, value) -> index as a sum of coordinate x stride over power-of-two modes
+  CuTe modes     (thread, value) -> index as a sum of coordinate x stride: a mode of size 2 per factor
+                 of two of the count, then one mode of its odd rest (N = 24: 12 values, 2 x 2 x 3)
 
-Each derivation gives a candidate from the points with one bit set; `wrong_*` checks it over the
+Each derivation gives a candidate from the points with one bit (one coordinate) set; `wrong_*` checks it over the
 whole domain (the plain-Python engine) and checker.smt.linear proves it with z3. A map that has
 no such form is reported with the first point where the candidate is wrong, never exported.
 
@@ -165,15 +166,35 @@ class Cute:
     value: tuple
 
 
-def _modes(strides: list) -> tuple:
-    """Per-bit strides coalesced: bits j, j+1 with stride[j+1] = 2 * stride[j] are one mode."""
+def _modes(sized: list) -> tuple:
+    """(size, stride) modes, first fastest, coalesced: a mode whose stride is the previous mode's
+    size x stride continues it (2:64 then 3:128 is 6:64)."""
     out = []
-    for s in strides:
-        if out and out[-1][1] * out[-1][0] == s:
-            out[-1][0] *= 2
+    for size, stride in sized:
+        if out and out[-1][1] * out[-1][0] == stride:
+            out[-1][0] *= size
         else:
-            out.append([2, s])
+            out.append([size, stride])
     return tuple((size, stride) for size, stride in out) or ((1, 0),)
+
+
+def radix(count: int) -> tuple:
+    """The mode sizes of an index 0..count-1: a 2 per factor of two, then the odd rest (one mode).
+    CuTe's wgmma accumulator at N = 24 is ((..),(2,2,3)): 12 values, 2 x 2 x 3."""
+    sizes = []
+    while count > 1 and count % 2 == 0:
+        sizes.append(2)
+        count //= 2
+    return tuple(sizes) + ((count,) if count > 1 else ())
+
+
+def _sized(sizes: tuple, index_at) -> list:
+    """Each mode's stride: the index of the point whose coordinate in that mode is 1, the others 0."""
+    out, step = [], 1
+    for size in sizes:
+        out.append((size, index_at(step)))
+        step *= size
+    return out
 
 
 def cute_eval(modes: tuple, x: int) -> int:
@@ -185,10 +206,11 @@ def cute_eval(modes: tuple, x: int) -> int:
 
 
 def cute(m: Map) -> Cute:
-    """The candidate modes: per-bit strides of the points with one bit set, coalesced."""
-    t_bits, i_bits, _, _ = _bits_of(m, "a CuTe layout")
-    return Cute(_modes([index_of(m, *m.cell(1 << j, 0)) for j in range(t_bits)]),
-                _modes([index_of(m, *m.cell(0, 1 << j)) for j in range(i_bits)]))
+    """The candidate modes: the strides of the points with one coordinate 1, coalesced. A CuTe mode
+    may have any size, so an index whose count is not a power of two gets one mode for its odd part
+    (the wgmma accumulator's N/8 blocks at N = 24, 40, ...); `wrong_cute` and z3 check the whole map."""
+    return Cute(_modes(_sized(radix(len(m.lanes)), lambda t: index_of(m, *m.cell(t, 0)))),
+                _modes(_sized(radix(m.n), lambda i: index_of(m, *m.cell(0, i)))))
 
 
 def wrong_cute(m: Map, c: Cute) -> tuple | None:

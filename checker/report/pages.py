@@ -5,7 +5,7 @@ Timings come in as a mapping from result keys (gather.key) to seconds, so that `
 render with the committed timings and compare everything else byte for byte."""
 from __future__ import annotations
 
-from checker.report import doc, errata as errata_list, figures, isa_movement
+from checker.report import doc, errata as errata_list, figures, isa_movement, isa_wgmma
 from checker.report.doc import Code, Figure, Heading, Page, Pair, Para, Table
 from checker.report.gather import key, slug
 from checker.results import PROVED, summary
@@ -33,11 +33,11 @@ def _t(timings, r):
     return timings.get(key(r))
 
 
-def build(report, timings: dict, isa_rows: list, movement_rows: list = ()) -> tuple:
+def build(report, timings: dict, isa_rows: list, movement_rows: list = (), wgmma_rows: list = ()) -> tuple:
     """-> (pages, figures: {file name: svg})"""
     figs: dict = {}
     spec_pages = [_spec_page(v, timings, figs) for v in report.specs]
-    pages = [_summary(report, timings, spec_pages), _isa_page(isa_rows, movement_rows)] + spec_pages
+    pages = [_summary(report, timings, spec_pages), _isa_page(isa_rows, movement_rows, wgmma_rows)] + spec_pages
     return pages, figs
 
 
@@ -123,7 +123,7 @@ def _sum(timings, results):
     return sum(found) if found else None
 
 
-def _isa_page(rows, movement_rows=()) -> Page:
+def _isa_page(rows, movement_rows=(), wgmma_rows=()) -> Page:
     def specified(r):
         if not r.specified:
             return "—"
@@ -164,7 +164,7 @@ def _isa_page(rows, movement_rows=()) -> Page:
                                   ["confirmed on hardware", str(hw)]], "lr"),
         Table(["instruction", "shape", "operand", "types", "specified", "proved", "hardware", "PTX", "target"],
               table, "lllllcccl"),
-    ] + isa_movement.blocks(list(movement_rows))
+    ] + isa_movement.blocks(list(movement_rows)) + isa_wgmma.blocks(list(wgmma_rows))
     return Page("isa-coverage", "ISA coverage: what the PTX ISA defines against what is proved", blocks)
 
 

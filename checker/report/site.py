@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from checker.report import errata, html, isa, isa_movement, markdown
+from checker.report import errata, html, isa, isa_movement, isa_wgmma, markdown
 from checker.report.folder import CONFORMANCE, ERRATA, FIGURES, TIMINGS
 from checker.report.pages import TITLE, build
 
@@ -14,7 +14,7 @@ def render(report, timings: dict, references=None) -> dict:
     """-> {relative path: text}, every file the report owns. `references`: (the conformance verdicts,
     the errata's agreements) when the command computed them (checker/references/)."""
     pages, figs = build(report, timings, isa.rows(report.specs, report.hardware),
-                        isa_movement.rows(report.specs, report.hardware))
+                        isa_movement.rows(report.specs, report.hardware), isa_wgmma.rows(report.specs, report.hardware))
     outputs = {f"{p.name}.md": markdown.render(p) for p in pages}
     outputs.update(html.render(pages, TITLE))
     outputs.update({f"{FIGURES}/{name}": svg for name, svg in figs.items()})

@@ -1,0 +1,127 @@
+"""The ISA coverage rows of wgmma: every form of wgmma.mma_async and wgmma.mma_async.sp that the PTX
+ISA defines (9.7.15.2's shapes with 9.7.15.3's types, checker/report/isa-wgmma.yaml), one row per
+form and operand (A, the register A of 9.7.15.5.1.1; D), against the spec fragments that give it at
+each N, whether they are proved, and how many probe kernels cover it (counted by the report command
+from the probe's kernel list, keyed ("wgmma-kernels", K, A type, D type, N): the report does not
+import the probe). A sparse form no spec gives yet says so."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.resources import files
+
+from checker.report import doc
+from checker.report.doc import Heading, Para, Table
+from checker.report.gather import slug
+
+PTX = {False: "8.0", True: "8.2"}  # 9.7.15.5.2 / 9.7.15.6.3 "PTX ISA Notes"; both "Requires `sm_90a`."
+TARGET = "sm_90a"
+
+
+def support() -> tuple:
+    import yaml
+
+    return tuple(yaml.safe_load(files("checker.report").joinpath("isa-wgmma.yaml").read_text(encoding="utf-8")))
+
+
+def ns(entry: dict) -> list:
+    return [n for r in entry["ns"] for n in range(r["from"], r["to"] + 1, r["step"])]
+
+
+def ns_text(values: list) -> str:
+    """8..256 step 8, or 8..32 step 8, 48..256 step 16."""
+    runs, start = [], 0
+    for j in range(1, len(values) + 1):
+        if j == len(values) or (j - start > 1 and values[j] - values[j - 1] != values[start + 1] - values[start]):
+            part = values[start:j]
+            runs.append(str(part[0]) if len(part) == 1 else f"{part[0]}..{part[-1]} step {part[1] - part[0]}")
+            start = j
+        elif j - start == 1:
+            continue
+    return ", ".join(runs)
+
+
+@dataclass
+class Row:
+    instruction: str
+    shape: str  # m64nNkK
+    ns: list
+    operand: str  # A or D
+    types: list
+    specified: dict  # type -> [(page, fragment id, its first instance)]; the instances are counted in `covered`
+    covered: dict  # type -> number of the form's N that a spec fragment gives
+    proved: dict  # type -> number of those whose fragment proves every property
+    kernels: int  # probe kernels (both A sources) of this form and operand's types
+    ptx: str
+
+
+def rows(spec_views, hardware: dict) -> list:
+    views = [(v, fv) for v in spec_views if v.spec is not None and getattr(v.spec, "family", None) == "wgmma"
+             for fv in v.fragments]
+    out = []
+    for entry in support():
+        sparse, k, want = entry["sparse"], entry["k"], ns(entry)
+        instruction = "wgmma.mma_async.sp" if sparse else "wgmma.mma_async"
+        for operand, types in (("A", entry["atypes"]), ("D", entry["dtypes"])):
+            specified, covered, proved = {}, {}, {}
+            for t in types:
+                hits = [(v, fv) for v, fv in views if v.spec.k == k and fv.fragment.operand == operand
+                        and (fv.fragment.sparsity is not None) == sparse and t in fv.fragment.types_here()
+                        and (operand == "A" or dict(fv.fragment.params).get("N") in want)]
+                if not hits:
+                    continue
+                # one link per fragment, to its first instance (D.float[N=8]: anchor dfloatn8)
+                first: dict = {}
+                for v, fv in hits:
+                    first.setdefault((slug(v.path), fv.fragment.id.split("[", 1)[0]), fv.fragment.id)
+                specified[t] = [(page, base, fid) for (page, base), fid in first.items()]
+                if operand == "A":  # one fragment for every N
+                    covered[t], proved[t] = len(want), len(want) * all(fv.passed for _, fv in hits)
+                else:
+                    covered[t], proved[t] = len(hits), sum(bool(fv.passed) for _, fv in hits)
+            kernels = sum(c for key, c in hardware.items() if len(key) == 5 and key[0] == "wgmma-kernels"
+                          and key[1] == k and key[2] in entry["atypes"] and key[3] in entry["dtypes"]
+                          and key[4] in want and not sparse and key[2 if operand == "A" else 3] in types)
+            out.append(Row(instruction, f"m64nNk{k}", want, operand, list(types), specified, covered, proved,
+                           kernels, PTX[sparse]))
+    return out
+
+
+def blocks(wgmma_rows: list) -> list:
+    if not wgmma_rows:
+        return []
+
+    def specified(r):
+        if not r.specified:
+            return "no spec yet" if r.instruction.endswith(".sp") else "—"
+        return ", ".join(f"{t}: " + " ".join(f"[{base}](@{page}#{doc.anchor(fid)})" for page, base, fid in ids)
+                         for t, ids in r.specified.items())
+
+    def per_type(d):
+        return ", ".join(f"{t} {d.get(t, 0)}/{len(r.ns)}" for t in r.types)
+
+    table = []
+    for r in wgmma_rows:
+        table.append([f"`{r.instruction}`", r.shape, ns_text(r.ns), r.operand, ", ".join(f".{t}" for t in r.types),
+                      specified(r), per_type(r.covered), per_type(r.proved) if r.specified else "—",
+                      str(r.kernels) if not r.instruction.endswith(".sp") else "—", r.ptx, TARGET])
+    forms = [(r, t, n) for r in wgmma_rows for t in r.types for n in r.ns]
+    return [
+        Heading(2, "wgmma (warpgroup mma)", "wgmma"),
+        Para("Every form of `wgmma.mma_async` and `wgmma.mma_async.sp` that the PTX ISA 9.1 defines: the shapes of "
+             "9.7.15.2 with the types of 9.7.15.3 (kept with the sentences they are read from in "
+             "`checker/report/isa-wgmma.yaml`), for the register A (9.7.15.5.1.1; A may also come from shared "
+             "memory, which has no register fragment) and the accumulator D. **specified**: the spec fragments "
+             "that give it; **N given**: of the form's N, how many a fragment gives for that type; **N proved**: "
+             "how many of those prove every property (an A fragment is one map for every N); **probe kernels**: "
+             "the kernels `checker probe --compile-only --arch sm_90a` builds and assembles for the form (A from "
+             "registers and from shared memory, every B type the syntax allows; see docs/probe.md). The sparse "
+             "forms have no spec yet."),
+        Table(["forms (shape, N, operand, type)", "count"],
+              [["defined by the document", str(len(forms))],
+               ["specified", str(sum(r.covered.get(t, 0) for r in wgmma_rows for t in r.types))],
+               ["proved", str(sum(r.proved.get(t, 0) for r in wgmma_rows for t in r.types))],
+               ["sparse, no spec yet", str(sum(len(r.ns) for r in wgmma_rows for t in r.types
+                                               if r.instruction.endswith(".sp") and not r.specified.get(t)))]], "lr"),
+        Table(["instruction", "shape", "N", "operand", "types", "specified", "N given", "N proved", "probe kernels",
+               "PTX", "target"], table, "llllllllrll"),
+    ]

@@ -1,0 +1,86 @@
+"""`checker export` of the wgmma accumulator at every N: CuTe takes every N (its CLayout_64xN is
+((4,8,4),(2,2,N/8)):((128,1,16),(64,8,512)) for any multiple of 8, N = 24 included), proved equal
+to the spec by both engines and, independently, by `checker compare --cute`; Triton's linear
+layouts need power-of-two dimensions, so an N that is not one is refused with exit 2, located, with
+the instances Triton can take."""
+import os
+
+import pytest
+
+from conftest import SPECS
+
+from checker.export import derive
+from checker.spec.load import load_spec
+
+
+def _spec(shape):
+    return os.path.join(SPECS, shape + ".yaml")
+
+
+def _ns(shape, fid):
+    return [dict(f.params)["N"] for f in load_spec(_spec(shape)).fragments() if f.id.startswith(fid + "[")]
+
+
+def _cute_of(n):
+    # CUTLASS include/cute/atom/mma_traits_sm90_gmma.hpp, CLayout_64xN<N> (Int<N/8> written out; at
+    # N = 8 the size-1 mode is dropped, the same map)
+    return ("((4,8,4),(2,2)):((128,1,16),(64,8))" if n == 8
+            else f"((4,8,4),(2,2,{n // 8})):((128,1,16),(64,8,512))")
+
+
+def test_radix_and_coalescing():
+    assert derive.radix(12) == (2, 2, 3) and derive.radix(124) == (2, 2, 31) and derive.radix(1) == ()
+    assert derive.radix(128) == (2,) * 7
+    assert derive._modes([(2, 64), (2, 8), (2, 512), (3, 1024)]) == ((2, 64), (2, 8), (6, 512))
+    assert derive.cute_eval(((2, 64), (2, 8), (3, 512)), 11) == 64 + 8 + 2 * 512
+
+
+@pytest.mark.parametrize("n", _ns("m64nNk16", "D.float"))
+def test_cute_export_of_the_accumulator_at_every_n_is_cutes_clayout(run, n):
+    r = run("export", _spec("m64nNk16"), "--fragment", f"D.float[N={n}]", "--to", "cute")
+    assert r.code == 0, r.err
+    assert f"// CuTe DSL / pycute: {_cute_of(n)}" in r.out
+    assert "z3 proved it equal at all 128 x" in r.out and "enumeration agrees" in r.out
+
+
+@pytest.mark.parametrize("shape,fid,n", [("m64nNk8", "D.f32", 40), ("m64nNk32", "D.s32.float", 24),
+                                         ("m64nNk256", "D.s32", 48), ("m64nNk256", "D.s32", 208)])
+def test_cute_export_at_odd_multiples_is_compared_equal_independently(run, shape, fid, n):
+    """The exported layout goes back through `checker compare --cute` (the candidate path, not the
+    export's), and its modes, evaluated in Python, give every cell of the spec's map."""
+    r = run("export", _spec(shape), "--fragment", f"{fid}[N={n}]", "--to", "cute")
+    assert r.code == 0, r.err
+    layout = r.out.split("// CuTe DSL / pycute: ")[1].strip()
+    assert layout == _cute_of(n)
+    c = run("compare", _spec(shape), "--fragment", f"{fid}[N={n}]", "--cute", layout)
+    assert c.code == 0 and "equal" in c.out, c.out + c.err
+    m = derive.build(load_spec(_spec(shape)).fragment(f"{fid}[N={n}]"))
+    modes = derive.cute(m)
+    for t in range(len(m.lanes)):
+        for i in range(m.n):
+            assert derive.cute_eval(modes.thread, t) + derive.cute_eval(modes.value, i) == \
+                derive.index_of(m, *m.cell(t, i))
+
+
+def test_a_wrong_odd_mode_is_refuted_by_compare(run):
+    """The candidate path sees a misplaced odd mode: stride 256 instead of 512 at N = 24."""
+    c = run("compare", _spec("m64nNk16"), "--fragment", "D.float[N=24]", "--cute",
+            "((4,8,4),(2,2,3)):((128,1,16),(64,8,256))")
+    assert c.code == 1 and "differs" in c.out
+
+
+@pytest.mark.parametrize("n", [24, 40, 248])
+def test_triton_export_at_a_non_power_of_two_n_is_refused_with_the_reason(run, n):
+    r = run("export", _spec("m64nNk16"), "--fragment", f"D.float[N={n}]", "--to", "triton")
+    assert r.code == 2 and r.out == ""
+    assert "Traceback" not in r.err
+    assert f"specs/m64nNk16.yaml:" in r.err and f"D.float[N={n}]" in r.err
+    assert "need power-of-two dimensions" in r.err and f"a 64x{n} matrix with {n // 2} elements" in r.err
+    assert "D.float[N=8], D.float[N=16], D.float[N=32], D.float[N=64], D.float[N=128], D.float[N=256]" in r.err
+    assert "--to cute, cpp and python take it" in r.err
+
+
+def test_triton_export_at_a_power_of_two_n_still_writes_bases(run):
+    r = run("export", _spec("m64nNk16"), "--fragment", "D.float[N=64]", "--to", "triton")
+    assert r.code == 0 and "reg_bases=[[0, 1], [8, 0], [0, 8], [0, 16], [0, 32]]" in r.out
+    assert "warp_bases=[[16, 0], [32, 0]]" in r.out
