@@ -77,3 +77,18 @@ def test_a_misread_mlir_formula_is_refuted(tmp_path, run):
     r = run("conformance", SPECS, "--references", str(path))
     assert r.code == 1 and "thread 0 d1" in r.out and "[expected equal]" in r.out
     assert load.load_file(str(path))[0].encoding.kind == "formula"
+
+
+def test_the_cute_dsl_accumulator_of_cutlass_3254_is_the_same_map_as_clayout_64x8():
+    """cutlass#3254 reports the CuTe DSL's TV layout C at N = 8, ((4,8,4),(2,2)):((128,1,16),(64,8)),
+    as wrong against ((4,8,4),(2,2,1)):(..). As a map they are one: the missing mode has size 1.
+    What differs is the rank CuTe's algebra sees, not which thread holds which cell; a layout
+    that moved a cell would be refuted (the second candidate swaps the two value strides)."""
+    import checker
+
+    d = checker.load(f"{SPECS}/m64nNk16.yaml").fragment("D.float[N=8]")
+    same = d.compare("((4,8,4),(2,2)):((128,1,16),(64,8))")
+    assert same.equal and same.points == 512
+    assert d.compare("((4,8,4),(2,2,1)):((128,1,16),(64,8,512))").equal
+    moved = d.compare("((4,8,4),(2,2)):((128,1,16),(8,64))")
+    assert not moved.equal and moved.difference is not None
