@@ -107,12 +107,19 @@ def emit(vs: list, where: str) -> list:
         manifest.append({"instruction": v.instruction, "spec": v.spec, "kernel": name, "ptx": name + ".ptx",
                          "target": wx.TARGET, "ptx_version": v.ptx_version, "a_source": v.a_source,
                          "threads": wx.THREADS, "parameters": list(wx.PARAMS), "d_registers": v.d_registers,
-                         "b_bytes": v.b_bytes, "a_bytes": wx.A_BYTES if v.a_shared else 0,
-                         "descriptor": {"swizzle": "none", "lbo_bytes": wx.LBO_BYTES, "sbo_bytes": wx.SBO_BYTES},
+                         "b_bytes": v.b_bytes, "a_bytes": v.a_bytes,
+                         "descriptor": _descriptor(v),
                          "warps": wx.THREADS // 32})
     if manifest:
         _write(os.path.join(where, "wgmma-manifest.json"), json.dumps(manifest, indent=1) + "\n")
     return manifest
+
+
+def _descriptor(v) -> dict:
+    from checker.probe.wgmma_smem import strides
+
+    lbo, sbo = strides(v.swizzle)
+    return {"swizzle": v.swizzle, "lbo_bytes": lbo, "sbo_bytes": sbo, "high_bits": f"0x{v.descriptor_high():016x}"}
 
 
 def _write(path: str, text: str) -> None:
