@@ -1,6 +1,6 @@
 """`checker probe` for the wgmma specs (family wgmma, a warpgroup of 128 threads): --compile-only
-assembles every kernel for sm_90a and reads its SASS; --emit-ptx writes the kernels. The GPU run
-and its dumps are not built yet: the other runs say so and go on with the other specs."""
+assembles every kernel for sm_90a and reads its SASS; --emit-ptx writes the kernels; --synthetic
+and the GPU run write one dump per variant (checker/probe/wgmma_run.py)."""
 from __future__ import annotations
 
 import json
@@ -26,6 +26,18 @@ def split(paths) -> tuple:
         else:
             rest.append(path)
     return rest, found
+
+
+def record_all(vs: list, where: str, seed: int, device=None) -> tuple:
+    """Every variant's dump (synthetic where device is None) -> (paths written, skipped with why).
+    wgmma runs on sm_90a only: a device of another sm skips them all."""
+    from checker.probe.wgmma_run import record_all as run_all
+    from checker.spec.load import load_spec
+
+    if device is not None and device.sm != 90:
+        return [], [f"{len(vs)} wgmma variants (need sm_90a; the device is sm_{device.sm})"]
+    specs = {p: load_spec(p) for p in dict.fromkeys(v.spec for v in vs)}
+    return run_all([(v, specs[v.spec]) for v in vs], where, seed, device), []
 
 
 def wanted(arch: str | None) -> bool:
