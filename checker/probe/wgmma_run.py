@@ -75,3 +75,34 @@ def record_all(found: list, out_dir: str, seed: int = 0, device=None, keep=None)
     todo = [(v, s) for v, s in found if keep is None or keep(v)]
     built = build([v for v, _ in todo])
     return [record(v, s, built[v.id], out_dir, seed, device) for v, s in todo]
+
+
+# the synthetic dumps kept in reports/synthetic/: every K, both A sources, every swizzle mode
+# (spec, N, dtype, atype, btype, A from shared memory, swizzle)
+SAMPLE = (("specs/m64nNk8.yaml", 8, "f32", "tf32", "tf32", False, "none"),
+          ("specs/m64nNk16.yaml", 24, "f16", "f16", "f16", True, "none"),
+          ("specs/m64nNk16.yaml", 64, "f32", "f16", "f16", False, "none"),
+          ("specs/m64nNk16.yaml", 256, "f32", "bf16", "bf16", False, "128B"),
+          ("specs/m64nNk32.yaml", 8, "f16", "e5m2", "e4m3", True, "32B"),
+          ("specs/m64nNk32.yaml", 256, "s32", "s8", "u8", True, "64B"),
+          ("specs/m64nNk256.yaml", 8, "s32", "b1", "b1", False, "none"))
+
+
+def sample() -> list:
+    """[(variant, spec)] of SAMPLE."""
+    from checker.probe.wgmma_ptx import variants
+    from checker.spec.load import load_spec
+
+    out = []
+    for path in dict.fromkeys(p[0] for p in SAMPLE):
+        spec = load_spec(path)
+        out += [(v, spec) for v in variants(spec, path)
+                if (v.spec, v.n, v.dtype, v.atype, v.btype, v.a_shared, v.swizzle) in SAMPLE]
+    return out
+
+
+if __name__ == "__main__":  # python -m checker.probe.wgmma_run DIR: the SAMPLE's synthetic dumps
+    import sys
+
+    for p in record_all(sample(), sys.argv[1] if len(sys.argv) > 1 else os.path.join("reports", "synthetic")):
+        print("wrote", p)

@@ -17,14 +17,7 @@ from checker.probe import wgmma_ptx as wx
 from checker.spec.load import load_spec
 
 SPECS = ["specs/m64nNk8.yaml", "specs/m64nNk16.yaml", "specs/m64nNk32.yaml", "specs/m64nNk256.yaml"]
-# (spec, n, dtype, atype, btype, A from shared memory, swizzle): every mode and source, every K
-PICK = [("specs/m64nNk8.yaml", 8, "f32", "tf32", "tf32", False, "none"),
-        ("specs/m64nNk16.yaml", 24, "f16", "f16", "f16", True, "none"),
-        ("specs/m64nNk16.yaml", 64, "f32", "f16", "f16", False, "none"),
-        ("specs/m64nNk16.yaml", 256, "f32", "bf16", "bf16", False, "128B"),
-        ("specs/m64nNk32.yaml", 8, "f16", "e5m2", "e4m3", True, "32B"),
-        ("specs/m64nNk32.yaml", 256, "s32", "s8", "u8", True, "64B"),
-        ("specs/m64nNk256.yaml", 8, "s32", "b1", "b1", False, "none")]
+PICK = wgmma_run.SAMPLE
 
 
 def run(*args):
@@ -34,11 +27,7 @@ def run(*args):
 
 
 def _found():
-    out = []
-    for path in dict.fromkeys(p[0] for p in PICK):
-        spec = load_spec(path)
-        out += [(v, spec) for v in wx.variants(spec, path)
-                if (v.spec, v.n, v.dtype, v.atype, v.btype, v.a_shared, v.swizzle) in PICK]
+    out = wgmma_run.sample()
     assert len(out) == len(PICK)
     return out
 
@@ -74,6 +63,18 @@ def test_the_columns_and_slots_patterns_show_every_d_element_its_cell():
     assert (ga.cells.reshape(-1, 2)[shown] == np.stack([dg.cells[..., 0], dg.cells[..., 1] % 16], axis=-1)).all()
     assert (vals[3] == 0).all()  # drop: scale-d 0 does not add D in
     assert (d[2] == arrays["d_in"][2]).all()  # keep: A = 0, scale-d 1
+
+
+def test_the_committed_synthetic_dumps_are_the_sample_and_agree(synthetic):
+    """reports/synthetic keeps the SAMPLE's dumps (python -m checker.probe.wgmma_run): the same bytes
+    the model writes now, and the crosscheck agrees with them."""
+    kept = wgmma_dump.find([os.path.join("reports", "synthetic")])
+    assert sorted(os.path.basename(p) for p in kept) == sorted(os.path.basename(p) for p in synthetic[1])
+    for p in kept:
+        with open(p, "rb") as a, open(os.path.join(synthetic[0], os.path.basename(p)), "rb") as b:
+            assert a.read() == b.read(), p
+    code, out, err = run("crosscheck", *SPECS, *[x for p in kept for x in ("--dumps", p)])
+    assert code == 0 and f"{len(PICK)} agree" in out
 
 
 def test_synthetic_dumps_of_every_mode_agree(synthetic):
