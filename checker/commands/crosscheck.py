@@ -35,21 +35,27 @@ def run(args, out, err) -> int:
 
     t0 = time.perf_counter()
     specs = [(p, load_spec(p)) for p in spec_files(args.paths) if not is_relations_file(p)]
+    from checker.probe import wgmma_dump
+    from checker.probe.wgmma_check import crosscheck as crosscheck_wgmma
+
     moving = movement_dump.find(args.dumps)
-    files = [p for p in find(args.dumps) if p not in moving]  # a movement dump named as a file is one
-    if not files and not moving:
-        raise UsageError(f"no probe dump (*{dumps_suffix()}, *{movement_dump.SUFFIX}) in {' '.join(args.dumps)}: "
-                         "nothing was checked")
+    warpgroup = wgmma_dump.find(args.dumps)
+    files = [p for p in find(args.dumps) if p not in moving and p not in warpgroup]  # a named file is its kind
+    if not files and not moving and not warpgroup:
+        raise UsageError(f"no probe dump (*{dumps_suffix()}, *{movement_dump.SUFFIX}, *{wgmma_dump.SUFFIX}) in "
+                         f"{' '.join(args.dumps)}: nothing was checked")
     results, stats = crosscheck([s for s in specs if not is_movement(s[1])], files) if files else ([], None)
     moved, moved_stats = crosscheck_movement(specs, moving) if moving else ([], None)
-    if not any(r.subject for r in results + moved) and not any(r.failed() for r in results + moved):
+    wg, wg_stats = (crosscheck_wgmma([s for s in specs if s[1].family == "wgmma"], warpgroup) if warpgroup
+                    else ([], None))
+    if not any(r.subject for r in results + moved + wg) and not any(r.failed() for r in results + moved + wg):
         raise UsageError("no dump is of a variant of these specs: nothing was checked")
     seconds = time.perf_counter() - t0
     if args.format == "json":
-        json.dump({"summary": summary(results + moved) | {"seconds": round(seconds, 4)} | (stats or {})
-                   | ({"movement": moved_stats} if moved_stats else {}),
+        json.dump({"summary": summary(results + moved + wg) | {"seconds": round(seconds, 4)} | (stats or {})
+                   | ({"movement": moved_stats} if moved_stats else {}) | ({"wgmma": wg_stats} if wg_stats else {}),
                    "results": [r.as_json() | {"dump": r.detail.get("dump"), "source": r.detail.get("source")}
-                               for r in results + moved]}, out, indent=1)
+                               for r in results + moved + wg]}, out, indent=1)
         out.write("\n")
     else:
         from checker.probe.movement_report import render_text as render_movement
@@ -58,7 +64,11 @@ def run(args, out, err) -> int:
             out.write(render_text(results, stats, seconds))
         if moved_stats is not None:
             out.write(render_movement(moved, moved_stats))
-    return exit_code(results + moved)
+        if wg_stats is not None:
+            from checker.probe.wgmma_check import render_text as render_wgmma
+
+            out.write(render_wgmma(wg, wg_stats, seconds))
+    return exit_code(results + moved + wg)
 
 
 def dumps_suffix() -> str:

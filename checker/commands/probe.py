@@ -61,9 +61,6 @@ def run(args, out, err) -> int:
         from checker.commands.probe_emit import emit
 
         return emit(args, out, mma_paths, moving, wgmma)
-    if wgmma and not (mma_paths or moving):
-        raise UsageError("the wgmma specs have no GPU run or synthetic dump yet: --compile-only --arch sm_90a "
-                         "assembles their kernels, --emit-ptx writes them")
     check_outputs(args)
     from checker.catalogue import min_sm
     from checker.probe.record import record
@@ -80,9 +77,14 @@ def run(args, out, err) -> int:
 
         device = Device()
         sm, where = device.sm, args.out or os.path.join("reports", "hardware")
-    written, skipped = [], ([f"{len(wgmma)} wgmma variants (no GPU run yet; --compile-only, --emit-ptx)"]
-                            if wgmma else [])
+    written, skipped = [], []
     t0 = time.perf_counter()
+    if wgmma:
+        from checker.commands.probe_wgmma import record_all
+
+        done, skip = record_all(wgmma, where, args.seed, device)
+        written += [(None, p) for p in done]
+        skipped += skip
     for path, v in todo:
         need = min_sm(v)
         if need is None or sm < need:

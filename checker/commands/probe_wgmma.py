@@ -1,6 +1,6 @@
 """`checker probe` for the wgmma specs (family wgmma, a warpgroup of 128 threads): --compile-only
-assembles every kernel for sm_90a and reads its SASS; --emit-ptx writes the kernels. The GPU run
-and its dumps are not built yet: the other runs say so and go on with the other specs."""
+assembles every kernel for sm_90a and reads its SASS; --emit-ptx writes the kernels; --synthetic
+and the GPU run write one dump per variant (checker/probe/wgmma_run.py)."""
 from __future__ import annotations
 
 import json
@@ -26,6 +26,18 @@ def split(paths) -> tuple:
         else:
             rest.append(path)
     return rest, found
+
+
+def record_all(vs: list, where: str, seed: int, device=None) -> tuple:
+    """Every variant's dump (synthetic where device is None) -> (paths written, skipped with why).
+    wgmma runs on sm_90a only: a device of another sm skips them all."""
+    from checker.probe.wgmma_run import record_all as run_all
+    from checker.spec.load import load_spec
+
+    if device is not None and device.sm != 90:
+        return [], [f"{len(vs)} wgmma variants (need sm_90a; the device is sm_{device.sm})"]
+    specs = {p: load_spec(p) for p in dict.fromkeys(v.spec for v in vs)}
+    return run_all([(v, specs[v.spec]) for v in vs], where, seed, device), []
 
 
 def wanted(arch: str | None) -> bool:
@@ -107,12 +119,19 @@ def emit(vs: list, where: str) -> list:
         manifest.append({"instruction": v.instruction, "spec": v.spec, "kernel": name, "ptx": name + ".ptx",
                          "target": wx.TARGET, "ptx_version": v.ptx_version, "a_source": v.a_source,
                          "threads": wx.THREADS, "parameters": list(wx.PARAMS), "d_registers": v.d_registers,
-                         "b_bytes": v.b_bytes, "a_bytes": wx.A_BYTES if v.a_shared else 0,
-                         "descriptor": {"swizzle": "none", "lbo_bytes": wx.LBO_BYTES, "sbo_bytes": wx.SBO_BYTES},
+                         "b_bytes": v.b_bytes, "a_bytes": v.a_bytes,
+                         "descriptor": _descriptor(v),
                          "warps": wx.THREADS // 32})
     if manifest:
         _write(os.path.join(where, "wgmma-manifest.json"), json.dumps(manifest, indent=1) + "\n")
     return manifest
+
+
+def _descriptor(v) -> dict:
+    from checker.probe.wgmma_smem import strides
+
+    lbo, sbo = strides(v.swizzle)
+    return {"swizzle": v.swizzle, "lbo_bytes": lbo, "sbo_bytes": sbo, "high_bits": f"0x{v.descriptor_high():016x}"}
 
 
 def _write(path: str, text: str) -> None:

@@ -11,9 +11,10 @@ from checker.errors import CheckerError
 from checker.probe.gpu import POISON
 
 
-def launch(device, image: bytes, kernel: str, params: tuple, inputs: dict, outputs: dict, warps: int) -> dict:
+def launch(device, image: bytes, kernel: str, params: tuple, inputs: dict, outputs: dict, warps: int,
+           threads: int = 32) -> dict:
     """params: the kernel's parameter names in order; inputs: name -> array; outputs: name ->
-    (shape, dtype). -> {output name: array}."""
+    (shape, dtype); `warps` blocks of `threads` (a wgmma kernel: CTAs of 128). -> {output name: array}."""
     cu, check = device.cu, device._check
     blob = np.frombuffer(image + b"\0", dtype=np.uint8)
     module = check(cu.cuModuleLoadData(blob.ctypes.data), f"cuModuleLoadData ({kernel})")
@@ -35,7 +36,7 @@ def launch(device, image: bytes, kernel: str, params: tuple, inputs: dict, outpu
                 check(cu.cuMemcpyHtoD(ptr, buf.ctypes.data, buf.nbytes), "cuMemcpyHtoD")
         args = (tuple(ptrs), tuple(None for _ in ptrs))
         t0 = time.perf_counter()
-        check(cu.cuLaunchKernel(fn, warps, 1, 1, 32, 1, 1, 0, device.stream, args, 0), "cuLaunchKernel")
+        check(cu.cuLaunchKernel(fn, warps, 1, 1, threads, 1, 1, 0, device.stream, args, 0), "cuLaunchKernel")
         check(cu.cuStreamSynchronize(device.stream), f"the {kernel} launch")
         device.launch_seconds[kernel] = time.perf_counter() - t0
         for buf, ptr in host.values():

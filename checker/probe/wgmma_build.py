@@ -22,6 +22,7 @@ class Built:
     ok: bool
     message: str  # "assembled", or ptxas's message
     sass: dict | None = None  # {opcodes, tensor_core, emulated}; None without nvdisasm
+    cubin: bytes | None = None  # the module that holds the kernel (shared by its group)
 
     @property
     def expected(self) -> str:
@@ -56,12 +57,12 @@ def build_group(vs: list, tool: str, disasm: str | None) -> list:
     if not ok:
         return [build_one(v, tool, disasm) for v in vs]
     each = sass.disassemble_each(cubin, disasm) if disasm else None
-    return [Built(v, True, "assembled", None if each is None else each.get(kernel_name(v), {})) for v in vs]
+    return [Built(v, True, "assembled", None if each is None else each.get(kernel_name(v), {}), cubin) for v in vs]
 
 
 def build_one(v: WgmmaVariant, tool: str, disasm: str | None) -> Built:
     ok, message, cubin = assemble(tool, generate(v), TARGET[3:], kernel_name(v))
-    return Built(v, ok, message, sass.disassemble(cubin, disasm) if ok and disasm else None)
+    return Built(v, ok, message, sass.disassemble(cubin, disasm) if ok and disasm else None, cubin if ok else None)
 
 
 def build_all(vs, tool: str, disasm: str | None, workers: int = 1) -> list:

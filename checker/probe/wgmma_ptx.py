@@ -10,20 +10,27 @@ and stores D. Which thread's register holds which element is worked out on the h
 spec, so no layout formula is shared by kernel and analysis.
 
 Shared memory is read through matrix descriptors (9.7.15.5.1.2.2, read in PTX ISA 9.2, the version
-that prints the descriptor's fields and the shared-memory layouts) with no swizzle. Every
+that prints the descriptor's fields and the shared-memory layouts), with no swizzle or, in the
+swizzled variants, the 32B, 64B or 128B swizzle (checker/probe/wgmma_smem.py: the layout, the
+descriptor, the host-side image). Without swizzle, every
 multiplicand's K extent is 32 bytes (k8 .tf32, k16 .f16/.bf16, k32 8-bit types, k256 .b1), two
 core matrices of 8 rows x 16 bytes: each core matrix is 128 contiguous bytes, the two along K
 are LBO = 128 bytes apart and the next 8 rows (of N for B, of M for A) SBO = 256 bytes on, so an
 image is dense: the byte at offset 256*(r//8) + 128*(kb//16) + 16*(r%8) + kb%16 holds row r's
-(N for B, M for A) K byte kb. Both are K-major (imm-trans-a = imm-trans-b = 0).
+(N for B, M for A) K byte kb. Both are K-major (imm-trans-a = imm-trans-b = 0). Swizzled, each row
+is one row of the swizzle atom (32, 64 or 128 bytes, its first 32 the row's K), 8 rows SBO = 8 x the
+row apart, the buffers aligned to 1024 bytes so that every pattern starts on its boundary (base
+offset 0).
 
 Global memory, per CTA c and thread t of the CTA (u32 words):
-  A (register form): [c][t][4]    A (shared form): [c][A_BYTES / 4]    B: [c][32 * N / 4]
+  A (register form): [c][t][4]    A (shared form): [c][a_bytes / 4]    B: [c][b_bytes / 4]
   D in and out: [c][t][R], R = D's registers    S: [c] (scale-d: nonzero D = A*B + D, zero D = A*B)
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from checker.probe import wgmma_smem
 
 PTX_VERSION = "8.0"  # wgmma is PTX ISA 8.0 (9.7.15.5.2 "PTX ISA Notes")
 MIXED_INT_VERSION = "8.4"  # ptxas: "Feature 'WGMMA with mixed integer types' requires PTX ISA .version 8.4"
@@ -61,6 +68,7 @@ class WgmmaVariant:
     btype: str
     a_shared: bool  # A through a descriptor (a-desc) rather than in registers
     spec: str = ""  # the spec file it came from
+    swizzle: str = "none"  # the swizzle mode of every descriptor of the kernel (wgmma_smem.SWIZZLES)
 
     @property
     def shape(self) -> str:
@@ -82,7 +90,16 @@ class WgmmaVariant:
 
     @property
     def b_bytes(self) -> int:
-        return self.n * K_BYTES
+        return wgmma_smem.image_bytes(self.n, self.swizzle)
+
+    @property
+    def a_bytes(self) -> int:
+        return wgmma_smem.image_bytes(self.m, self.swizzle) if self.a_shared else 0
+
+    def descriptor_high(self) -> int:
+        """The descriptor's bits other than the start address, as the kernel ORs them in."""
+        lbo, sbo = wgmma_smem.strides(self.swizzle)
+        return wgmma_smem.descriptor(0, lbo, sbo, self.swizzle)
 
     def immediates(self) -> str:
         """What follows scale-d: imm-scale-a, imm-scale-b = 1 (no negation), and for .f16/.bf16 the
@@ -99,17 +116,21 @@ class WgmmaVariant:
 
     @property
     def id(self) -> str:
-        return f"{self.shape}.{self.dtype}.{self.atype}.{self.btype}.a_{self.a_source}"
+        tail = "" if self.swizzle == "none" else f".swizzle_{self.swizzle}"
+        return f"{self.shape}.{self.dtype}.{self.atype}.{self.btype}.a_{self.a_source}{tail}"
 
 
 def kernel_name(v: WgmmaVariant) -> str:
-    return f"wgmma_probe_{v.shape}_{v.dtype}_{v.atype}_{v.btype}_{'as' if v.a_shared else 'ar'}"
+    tail = "" if v.swizzle == "none" else f"_sw{v.swizzle[:-1]}"
+    return f"wgmma_probe_{v.shape}_{v.dtype}_{v.atype}_{v.btype}_{'as' if v.a_shared else 'ar'}{tail}"
 
 
-def variants(spec, path: str = "", a_shared=(False, True)) -> list:
+def variants(spec, path: str = "", a_shared=(False, True), swizzled: bool = True) -> list:
     """Every wgmma variant of a wgmma spec: its A types x the btypes and D types the syntax allows
     with each, at every N where the spec's D row of that type exists, A from registers and from
-    shared memory."""
+    shared memory, without swizzle; then (swizzled) the same at the smallest and the largest of
+    those N with each swizzle mode (the swizzle moves bytes of shared memory, not registers: two N,
+    one 8 rows of B and one 32 groups of 8, show it reading every row group)."""
     a_types = [t for f in spec.fragments() if f.operand == "A" for t in f.types_here()]
     d_at: dict = {}
     for f in spec.fragments():
@@ -124,11 +145,14 @@ def variants(spec, path: str = "", a_shared=(False, True)) -> list:
         btypes, dtypes = _RULES[atype]
         for dtype in dtypes:
             for btype in btypes:
-                for n in sorted(d_at.get(dtype, ())):
-                    if n is None:
-                        continue
+                ns = sorted(n for n in d_at.get(dtype, ()) if n is not None)
+                for n in ns:
                     for shared in a_shared:
                         out.append(WgmmaVariant(spec.m, n, spec.k, dtype, atype, btype, shared, path))
+                for mode in (wgmma_smem.SWIZZLES[1:] if swizzled and ns else ()):
+                    for n in dict.fromkeys((ns[0], ns[-1])):
+                        for shared in a_shared:
+                            out.append(WgmmaVariant(spec.m, n, spec.k, dtype, atype, btype, shared, path, mode))
     return out
 
 
@@ -142,10 +166,10 @@ def _copy(label: str, src: str, dst: str, nbytes: int) -> list:
             f"    add.u32 %r3, %r3, {THREADS};", f"    bra {label};", f"{label}_END:"]
 
 
-def _descriptor(reg: str, buf: str) -> list:
-    """%`reg` = the no-swizzle descriptor of shared `buf`: encode(start) | encode(LBO) << 16 |
-    encode(SBO) << 32, base offset 0, swizzle 0; encode(x) = (x & 0x3FFFF) >> 4."""
-    hi = ((LBO_BYTES & 0x3FFFF) >> 4 << 16) | ((SBO_BYTES & 0x3FFFF) >> 4 << 32)
+def _descriptor(reg: str, buf: str, hi: int) -> list:
+    """%`reg` = the descriptor of shared `buf`: encode(start) | `hi` (encode(LBO) << 16 |
+    encode(SBO) << 32 | swizzle mode << 62, base offset 0); encode(x) = (x & 0x3FFFF) >> 4."""
+    hi = hi if hi < 1 << 62 else f"0x{hi:016X}"  # a mode in bits 63-62: written in hex, as unsigned
     return [f"    mov.u32 %r10, {buf};", "    and.b32 %r10, %r10, 0x3FFFF;", "    shr.u32 %r10, %r10, 4;",
             f"    cvt.u64.u32 %{reg}, %r10;", f"    or.b64 %{reg}, %{reg}, {hi};"]
 
@@ -153,11 +177,13 @@ def _descriptor(reg: str, buf: str) -> list:
 def body(v: WgmmaVariant) -> list:
     """The .entry of one variant, without the module header."""
     regs, dreg = v.d_registers, ("f32" if v.dtype == "f32" else "b32")
-    lines = [f"// {v.instruction}: A from {v.a_source}, B K-major in shared memory (no swizzle)",
+    sw = "no swizzle" if v.swizzle == "none" else f"{v.swizzle} swizzle"
+    align = 1024 if v.swizzle != "none" else 128  # every swizzle pattern starts on its boundary
+    lines = [f"// {v.instruction}: A from {v.a_source}, B K-major in shared memory ({sw})",
              f".visible .entry {kernel_name(v)}(", ",\n".join(f"    .param .u64 p_{p}" for p in PARAMS), ")", "{",
-             f"    .shared .align 128 .b8 smem_b[{v.b_bytes}];"]
+             f"    .shared .align {align} .b8 smem_b[{v.b_bytes}];"]
     if v.a_shared:
-        lines.append(f"    .shared .align 128 .b8 smem_a[{A_BYTES}];")
+        lines.append(f"    .shared .align {align} .b8 smem_a[{v.a_bytes}];")
     lines += ["    .reg .pred %p<2>;", "    .reg .b32 %r<12>, %a<4>;", f"    .reg .{dreg} %d<{regs}>;",
               "    .reg .b64 %rd<8>, %pa, %pb, %pdi, %ps, %pdo, %descA, %descB;"]
     for p in PARAMS:
@@ -167,8 +193,8 @@ def body(v: WgmmaVariant) -> list:
               f"    mul.wide.u32 %rd0, %r0, {v.b_bytes};", "    add.u64 %pb, %pb, %rd0;"]
     lines += _copy("COPY_B", "pb", "smem_b", v.b_bytes)
     if v.a_shared:
-        lines += [f"    mul.wide.u32 %rd0, %r0, {A_BYTES};", "    add.u64 %pa, %pa, %rd0;"]
-        lines += _copy("COPY_A", "pa", "smem_a", A_BYTES)
+        lines += [f"    mul.wide.u32 %rd0, %r0, {v.a_bytes};", "    add.u64 %pa, %pa, %rd0;"]
+        lines += _copy("COPY_A", "pa", "smem_a", v.a_bytes)
     # the generic proxy's shared-memory writes made visible to wgmma's async proxy, then to all
     lines += ["    fence.proxy.async.shared::cta;", "    bar.sync 0;"]
     if not v.a_shared:
@@ -178,9 +204,9 @@ def body(v: WgmmaVariant) -> list:
     lines += [f"    ld.global.{dreg} %d{j}, [%rd1+{4 * j}];" for j in range(regs)]
     lines += ["    mul.wide.u32 %rd0, %r0, 4;", "    add.u64 %rd1, %ps, %rd0;", "    ld.global.u32 %r11, [%rd1];",
               "    setp.ne.u32 %p1, %r11, 0;"]
-    lines += _descriptor("descB", "smem_b")
+    lines += _descriptor("descB", "smem_b", v.descriptor_high())
     if v.a_shared:
-        lines += _descriptor("descA", "smem_a")
+        lines += _descriptor("descA", "smem_a", v.descriptor_high())
     a = "%descA" if v.a_shared else "{%a0, %a1, %a2, %a3}"
     d = "{" + ", ".join(f"%d{j}" for j in range(regs)) + "}"
     lines += ["    wgmma.fence.sync.aligned;", f"    {v.instruction} {d}, {a}, %descB, %p1{v.immediates()};",

@@ -36,8 +36,12 @@ def compiled():
 def test_the_variants_are_every_type_combination_at_every_n():
     got = {p: wx.variants(load_spec(p), p) for p in WGMMA_SPECS}
     # .tf32 32 N; .f16 -> .f16/.f32 and .bf16 -> .f32, 32 N each; fp8 2 x 2 x 2 dtypes x 32 N, the four
-    # 8-bit integer pairs at the 18 N of the .s32 row; .b1 at its 18 N; each with A from registers and shared
-    assert [len(v) for v in got.values()] == [2 * 32, 2 * 3 * 32, 2 * (8 * 32 + 4 * 18), 2 * 18]
+    # 8-bit integer pairs at the 18 N of the .s32 row; .b1 at its 18 N; each with A from registers and shared;
+    # then every type combination again at its smallest and largest N with each of the 3 swizzle modes
+    assert [len(v) for v in got.values()] == [2 * 32 + 12, 2 * 3 * 32 + 3 * 12, 2 * (8 * 32 + 4 * 18) + 12 * 12,
+                                              2 * 18 + 12]
+    swizzled = [v for vs in got.values() for v in vs if v.swizzle != "none"]
+    assert {(v.n, v.swizzle) for v in swizzled if v.atype == "b1"} == {(n, m) for n in (8, 256) for m in ("32B", "64B", "128B")}
     k32 = {(v.atype, v.btype, v.dtype) for v in got["specs/m64nNk32.yaml"]}
     assert ("e5m2", "e4m3", "f16") in k32 and ("u8", "s8", "s32") in k32 and ("s8", "s8", "f32") not in k32
     s32_n = sorted({v.n for v in got["specs/m64nNk32.yaml"] if v.dtype == "s32"})
@@ -65,9 +69,10 @@ def test_every_wgmma_kernel_assembles_for_sm_90a_with_its_warpgroup_mma(compiled
 
     code, rows, err = compiled
     assert code == 0, err
-    assert len(rows) == 948 and all(r["arch"] == "sm_90a" for r in rows)
+    assert len(rows) == 1152 and all(r["arch"] == "sm_90a" for r in rows)
     assert [r for r in rows if r["result"] != "assembled"] == []
-    assert sum(r["a_source"] == "shared" for r in rows) == 474
+    assert sum(r["a_source"] == "shared" for r in rows) == 576
+    assert sum("_sw" in r["kernel"] for r in rows) == 204
     if sass.nvdisasm() is None and not os.environ.get("CHECKER_REQUIRE_CUDA"):
         pytest.skip("needs nvdisasm")
     kinds = {}
@@ -93,13 +98,13 @@ def test_a_kernel_ptxas_rejects_is_named_and_fails(monkeypatch):
     code, out, err = _probe("specs/m64nNk8.yaml", "--compile-only", "--arch", "sm_90a")
     assert code == 1, out + err
     assert "ptxas (sm_90a) rejects wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 (A from registers)" in out
-    assert "62 assembled, 2 rejected" in out
+    assert "68 assembled, 8 rejected" in out  # N = 8: no swizzle and the 3 swizzle modes, A from both
 
 
 def test_without_sm_90a_the_wgmma_kernels_are_skipped_saying_why():
     code, out, err = _probe("specs/m64nNk256.yaml", "--compile-only", "--arch", "sm_90", "--format", "json")
     rows = json.loads(out)
-    assert code == 0 and len(rows) == 36 and {r["result"] for r in rows} == {"skipped"}
+    assert code == 0 and len(rows) == 48 and {r["result"] for r in rows} == {"skipped"}
     assert {r["message"] for r in rows} == {"needs sm_90a (--arch sm_90a)"}
 
 
@@ -107,12 +112,23 @@ def test_emit_ptx_writes_every_kernel_with_a_manifest(tmp_path):
     code, out, err = _probe("specs/m64nNk256.yaml", "--emit-ptx", str(tmp_path))
     assert code == 0, err
     manifest = json.loads((tmp_path / "wgmma-manifest.json").read_text())
-    assert len(manifest) == 36 and {m["target"] for m in manifest} == {"sm_90a"}
+    assert len(manifest) == 48 and {m["target"] for m in manifest} == {"sm_90a"}
+    sw = next(m for m in manifest if m["descriptor"]["swizzle"] == "128B" and m["a_source"] == "shared")
+    assert sw["descriptor"]["sbo_bytes"] == 1024 and sw["a_bytes"] == 64 * 128 and sw["descriptor"]["high_bits"].startswith("0x40")
     for m in manifest:
         text = (tmp_path / m["ptx"]).read_text()
         assert f".entry {m['kernel']}(" in text and m["instruction"] in text and ".target sm_90a" in text
 
 
-def test_the_gpu_run_says_wgmma_is_not_there_yet():
-    code, out, err = _probe("specs/m64nNk8.yaml", "--synthetic")
-    assert code == 2 and "no GPU run or synthetic dump yet" in err
+def test_without_a_gpu_the_run_says_what_it_needs():
+    code, out, err = _probe("specs/m64nNk8.yaml")
+    assert code == 2 and "cuda-python" in err and "Traceback" not in err
+
+
+def test_a_swizzled_kernel_aligns_its_buffers_and_names_the_mode_in_its_descriptors():
+    v = next(v for v in wx.variants(load_spec("specs/m64nNk32.yaml")) if v.swizzle == "64B" and v.a_shared and v.n == 256)
+    text = wx.generate(v)
+    assert ".shared .align 1024 .b8 smem_b[16384];" in text and ".shared .align 1024 .b8 smem_a[4096];" in text
+    # mode 2 (64B) in bits 63-62, SBO 512 >> 4 = 32, LBO "assumed 1"
+    assert text.count("or.b64 %descB, %descB, 0x8000002000010000;") == 1 and "%descA, %descA, 0x8000002000010000;" in text
+    assert v.id.endswith(".swizzle_64B") and wx.kernel_name(v).endswith("_sw64")
