@@ -67,6 +67,12 @@ FAMILIES = {f.name: f for f in (
     Family("wgmma", WARPGROUP, (Operand("A", "a", ("m", "k"), (".atype",)),
                                 Operand("D", "d", ("m", "n"), (".dtype",))),
            r"m(?P<m>\d+)n(?P<n>\d+|N)k(?P<k>\d+)", ("n",)),
+    # wgmma.mma_async.sp (9.7.15.6): the sparse A in registers; D is the dense shape's (a "same
+    # as" sentence). The shape names the instruction (m64nNk32.sp), so that the sparse and the
+    # dense m64nNk32 are two specs (file name = shape).
+    Family("wgmma.sp", WARPGROUP, (Operand("A", "a", ("m", "k"), (".atype",)),
+                                   Operand("D", "d", ("m", "n"), (".dtype",))),
+           r"m(?P<m>\d+)n(?P<n>\d+|N)k(?P<k>\d+)\.sp", ("n",)),
     # The matrix-movement instructions (9.7.14.5.15-17). A fragment's matrix is the tile in shared
     # memory: row r is the row whose start address thread r gives ("Addresses addr0-addr7
     # correspond to the rows of the first matrix ..."), the .num matrices stacked, matrix j in
