@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from checker.results import PROVED, Result
 from checker.spec.reading import materialize
-from checker.theorems.warpgroup import PROPERTY, _Beside, _equation, _result, _side, _warp_rows
+from checker.theorems.warpgroup import PROPERTY, Beside, equation, result, side, warp_rows
 
 # the sparse A of each K -> the dense wgmma A of half its K, and the mma.sp A it is four of
 DENSE = {32: ("m64nNk16", "A.f16"), 16: ("m64nNk8", "A.tf32"), 64: ("m64nNk32", "A.i8")}
@@ -31,7 +31,7 @@ MMA_SP = {32: ("m16n8k32", "A.sp.f16"), 16: ("m16n8k16", "A.sp.tf32"), 64: ("m16
 def theorems(spec, readings, opts) -> list:
     """`readings`: fragment id -> its reading (the mutation campaign puts a mutant's in)."""
     out = []
-    beside = _Beside(spec)
+    beside = Beside(spec)
     for f in spec.fragments():
         if f.sparsity is None:
             continue
@@ -64,12 +64,12 @@ def _same_geometry(r, other) -> str:
 def _compressed_dense(spec, r, d, opts):
     f, at = r.fragment, r.fragment.span
     name = "/".join(DENSE[spec.k])
-    left = _side(_name(spec, r), r, at, "i")
-    right = _side(name, d, at, "i")
-    eq = _equation(f"{spec.shape}.compressed-dense.{f.id}", [("i", 0, r.n)], left, right, at)
+    left = side(_name(spec, r), r, at, "i")
+    right = side(name, d, at, "i")
+    eq = equation(f"{spec.shape}.compressed-dense.{f.id}", [("i", 0, r.n)], left, right, at)
     p = f.sparsity.per_register
     held = "element r" if p == 1 else f"elements {p}r..{p}r+{p - 1}"
-    return _result(spec, eq, opts, f"compressed-dense: {f.id} and {name}",
+    return result(spec, eq, opts, f"compressed-dense: {f.id} and {name}",
                    f"the compressed {f.id} (the non-zero elements only, {f.rows} x {f.cols}) is register for register "
                    f"the dense {name}: a_i of thread t is a_i of thread t, every i < {r.n}; with the {f.sparsity.nonzero}:{f.sparsity.chunk} "
                    f"metadata, register r of a thread spans the {f.sparsity.out_of} columns of A whose non-zero "
@@ -79,10 +79,10 @@ def _compressed_dense(spec, r, d, opts):
 def _sp_stacked(spec, r, a, opts):
     f, at = r.fragment, r.fragment.span
     name = "/".join(MMA_SP[spec.k])
-    left = _side(_name(spec, r), r, at, "i")
-    right = _side(name, a, at, "i", lane="%tid % 32", row="row + 16 * (%tid / 32)")
-    eq = _equation(f"{spec.shape}.sp-stacked.{f.id}", [("i", 0, r.n)], left, right, at)
-    return _result(spec, eq, opts, f"sp-stacked: {f.id} and {name}",
+    left = side(_name(spec, r), r, at, "i")
+    right = side(name, a, at, "i", lane="%tid % 32", row="row + 16 * (%tid / 32)")
+    eq = equation(f"{spec.shape}.sp-stacked.{f.id}", [("i", 0, r.n)], left, right, at)
+    return result(spec, eq, opts, f"sp-stacked: {f.id} and {name}",
                    f"the compressed {f.id} is four compressed {name} fragments of mma.sp stacked one per warp: a_i of "
                    f"thread t is a_i of lane t % 32, 16w rows down{_same_geometry(r, a)}")
 
@@ -91,7 +91,7 @@ def _rows(spec, r, opts, stacked):
     """warp-rows: derived where sp-stacked holds (each row is a row of a 16-row mma.sp A, 16w
     down; that fragment's in-range is proved with its spec), else asked."""
     if stacked is None or stacked.verdict != PROVED:
-        return _warp_rows(spec, r, opts, "")
+        return warp_rows(spec, r, opts, "")
     f = r.fragment
     return Result(spec.path, None, PROPERTY, PROVED, 0.0, str(f.span), subject=f"warp-rows: {f.id}",
                   message=f"warp w (threads 32w..32w+31) holds only rows 16w..16w+15 of A, as the 9.7.15.6.2 table "
