@@ -67,6 +67,12 @@ FAMILIES = {f.name: f for f in (
     Family("wgmma", WARPGROUP, (Operand("A", "a", ("m", "k"), (".atype",)),
                                 Operand("D", "d", ("m", "n"), (".dtype",))),
            r"m(?P<m>\d+)n(?P<n>\d+|N)k(?P<k>\d+)", ("n",)),
+    # wgmma.mma_async.sp (9.7.15.6): the sparse A in registers; D is the dense shape's (a "same
+    # as" sentence). The shape names the instruction (m64nNk32.sp), so that the sparse and the
+    # dense m64nNk32 are two specs (file name = shape).
+    Family("wgmma.sp", WARPGROUP, (Operand("A", "a", ("m", "k"), (".atype",)),
+                                   Operand("D", "d", ("m", "n"), (".dtype",))),
+           r"m(?P<m>\d+)n(?P<n>\d+|N)k(?P<k>\d+)\.sp", ("n",)),
     # The matrix-movement instructions (9.7.14.5.15-17). A fragment's matrix is the tile in shared
     # memory: row r is the row whose start address thread r gives ("Addresses addr0-addr7
     # correspond to the rows of the first matrix ..."), the .num matrices stacked, matrix j in
@@ -96,12 +102,22 @@ WGMMA_NEXT_A = ("m64nNk16", "A.f16")
 WGMMA_REUSE_TF32 = ("m64nNk8", "A.tf32")
 
 
+# The sparse wgmma theorems (checker/theorems/warpgroup_sparse.py), by K: the compressed A is the
+# dense wgmma A of half its K (SPARSE_DENSE) and four mma.sp A fragments stacked (SPARSE_MMA_SP).
+WGMMA_SPARSE_DENSE = {32: ("m64nNk16", "A.f16"), 16: ("m64nNk8", "A.tf32"), 64: ("m64nNk32", "A.i8")}
+WGMMA_SPARSE_MMA_SP = {32: ("m16n8k32", "A.sp.f16"), 16: ("m16n8k16", "A.sp.tf32"), 64: ("m16n8k64", "A.sp.i8")}
+
+
 def reads(shape: str) -> tuple:
     """The shapes of the specs beside whose fragments the theorems of spec `shape` read (its file
     name without .yaml); none for a family whose theorems read only its own spec."""
-    found = re.fullmatch(r"m64nNk(\d+)", shape)
+    found = re.fullmatch(r"m64nNk(\d+)(\.sp)?", shape)
     if found is None:
         return ()
-    stacked = WGMMA_STACKED.get(int(found.group(1)))
-    named = [WGMMA_TILE[0], *([stacked[0]] if stacked else []), WGMMA_NEXT_A[0]]
+    k = int(found.group(1))
+    if found.group(2):
+        named = [x[0] for x in (WGMMA_SPARSE_DENSE.get(k), WGMMA_SPARSE_MMA_SP.get(k)) if x]
+    else:
+        stacked = WGMMA_STACKED.get(k)
+        named = [WGMMA_TILE[0], *([stacked[0]] if stacked else []), WGMMA_NEXT_A[0]]
     return tuple(s for s in dict.fromkeys(named) if s != shape)

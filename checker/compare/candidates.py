@@ -27,6 +27,11 @@ class Cute:
     transposed: bool = False
     kind: str = "cute"
     names: str = "rows x cols"  # what the tile's dimensions are: M x K, N x K, M x N
+    # CuTe's sparse_elem<S, T> (include/cute/pointer_sparse.hpp): S logical values of the layout
+    # share one stored element, logical value v being element v / S. The layout's tile is the
+    # uncompressed A (M x K); element i is held where its S logical values lie in one row and one
+    # run of S columns, and its cell is that row and column / S of the compressed A.
+    sparse: int = 1
 
     @property
     def threads(self) -> int:
@@ -34,30 +39,44 @@ class Cute:
 
     @property
     def elements(self) -> int:
-        return self.layout.values
+        return self.layout.values // self.sparse
 
     def describe(self) -> str:
-        return f"the CuTe layout {self.layout.show()}"
+        tail = f" in sparse_elem<{self.sparse}, T> values" if self.sparse > 1 else ""
+        return f"the CuTe layout {self.layout.show()}{tail}"
 
     def _cell(self, idx: int) -> tuple:
         r, c = idx % self.tile[0], idx // self.tile[0]
         return (c, r) if self.transposed else (r, c)
 
+    def _stored(self, t: int, i: int):
+        """The compressed cell of stored element i, or None where its logical values disagree."""
+        cells = [self._cell(self.layout.index(t, i * self.sparse + k)) for k in range(self.sparse)]
+        r, c = cells[0][0], cells[0][1] // self.sparse
+        return (r, c) if all((x, y // self.sparse) == (r, c) for x, y in cells) else None
+
     def cells(self, points) -> list:
+        if self.sparse > 1:
+            return [self._stored(t, i) if self.holds(t, i) else None for t, i in points]
         return [self._cell(self.layout.index(t, i)) if self.holds(t, i) else None for t, i in points]
 
     def holds(self, t: int, i: int) -> bool:
-        return t < self.threads and i < self.elements
+        inside = t < self.threads and i < self.elements
+        return inside and (self.sparse == 1 or self._stored(t, i) is not None)
 
     def detail(self, t: int, i: int) -> str:
-        idx = self.layout.index(t, i)
         rows, cols = self.tile
+        if self.sparse > 1:
+            idx = [self.layout.index(t, i * self.sparse + k) for k in range(self.sparse)]
+            return (f"indices {', '.join(map(str, idx))} (logical values {i * self.sparse}..{i * self.sparse + self.sparse - 1}) "
+                    f"of the uncompressed column-major {self.names} tile, {rows} x {cols}; column / {self.sparse}")
+        idx = self.layout.index(t, i)
         where = "" if idx < rows * cols else ", outside the tile"
         return f"index {idx} of the column-major {self.names} tile, {rows} x {cols}{where}"
 
     def form(self) -> tuple:
         return ("cute", self.layout.thread, self.layout.value, self.tile[0], self.transposed, self.threads,
-                self.elements)
+                self.elements, self.sparse)
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ def candidate(enc, fragment):
         from checker.compare.inputs import cute_tile
 
         _tile, transposed, names = cute_tile(fragment)
-        return candidates.Cute(f["layout"], f["tile"], transposed, names=names)
+        return candidates.Cute(f["layout"], f["tile"], transposed, names=names, sparse=f.get("sparse", 1))
     if enc.kind == "cute-copy":
         return f["atom"]
     if enc.kind == "triton":

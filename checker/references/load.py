@@ -214,7 +214,7 @@ def _encoding(d: _Doc, enc, path, expect) -> Encoding:
     kind = d.choice(enc["kind"], path + ["kind"], KINDS)
     span = d.doc.span(tuple(path))
     if kind == "cute":
-        enc = d.mapping(enc, path, ("kind", "layout", "tile"), ("threads",))
+        enc = d.mapping(enc, path, ("kind", "layout", "tile"), ("threads", "sparse"))
         src = from_node(d.doc.nodes[tuple(path + ["layout"])], d.doc.text, d.doc.path)
         d.string(enc["layout"], path + ["layout"])
         tile = enc["tile"]
@@ -230,8 +230,12 @@ def _encoding(d: _Doc, enc, path, expect) -> Encoding:
             if expect != "malformed":
                 raise
             layout, problem = None, exc
+        # sparse: S of sparse_elem<S, T>, the layout's value type (a sparse A: the tile is uncompressed)
+        sparse = d.integer(enc.get("sparse", 1), path + ["sparse"], 1, 8)
+        if layout is not None and layout.values % sparse:
+            d.err(path + ["sparse"], f"expected a divisor of the layout's {layout.values} values, found {sparse}")
         return Encoding(kind, {"layout": layout, "text": enc["layout"], "tile": tile, "threads": threads,
-                               "problem": problem}, span)
+                               "problem": problem, "sparse": sparse}, span)
     if kind == "cute-copy":
         from checker.references.copydata import cute_copy
 

@@ -68,7 +68,9 @@ def candidate_terms(form: tuple, t, i) -> tuple:
     """(holds, row, col) of the candidate at (t, i), 32-bit terms."""
     kind = form[0]
     if kind == "cute":
-        _, thread, value, rows, transposed, threads, elements = form
+        _, thread, value, rows, transposed, threads, elements, sparse = form
+        if sparse > 1:
+            return _sparse_cute(thread, value, rows, threads, elements, sparse, t, i)
         idx = f"(bvadd {_strided(t, thread)} {_strided(i, value)})"
         r, c = f"(bvurem {idx} {bv(rows, W)})", f"(bvudiv {idx} {bv(rows, W)})"
         r, c = (c, r) if transposed else (r, c)
@@ -96,6 +98,19 @@ def candidate_terms(form: tuple, t, i) -> tuple:
         c = _tree(key, items, lambda v: v[1])
         return f"(distinct {r} {bv(-1, W)})", r, c
     raise ValueError(f"unknown candidate form {kind!r}")  # pragma: no cover
+
+
+def _sparse_cute(thread, value, rows, threads, elements, sparse, t, i) -> tuple:
+    """CuTe's sparse_elem<S, T>: stored element i is logical values S*i .. S*i + S-1 of the layout
+    over the uncompressed tile; held where they share a row and a run of S columns, at column / S."""
+    cells = []
+    for k in range(sparse):
+        v = f"(bvadd (bvmul {i} {bv(sparse, W)}) {bv(k, W)})"
+        idx = f"(bvadd {_strided(t, thread)} {_strided(v, value)})"
+        cells.append((f"(bvurem {idx} {bv(rows, W)})", f"(bvudiv (bvudiv {idx} {bv(rows, W)}) {bv(sparse, W)})"))
+    r, c = cells[0]
+    same = [f"(and (= {x} {r}) (= {y} {c}))" for x, y in cells[1:]]
+    return conj([_below(t, threads), _below(i, elements)] + same), r, c
 
 
 def _copy_atom(form: tuple, t, i) -> tuple:

@@ -41,7 +41,10 @@ THEOREMS = {"mma": ("dimensions", "same-as", "words", "computations", "shared-la
             "ldmatrix": ("composition", "containers"), "stmatrix": ("composition",), "movmatrix": ("composition",),
             # wgmma: the warpgroup's fragments and the mma.sync fragments they are made of
             # (checker/theorems/warpgroup.py)
-            "wgmma": ("words", "warpgroup")}
+            "wgmma": ("words", "warpgroup"),
+            # wgmma.mma_async.sp: its compressed A tied to the dense A and to mma.sp's
+            # (checker/theorems/warpgroup_sparse.py); D is the dense shape's ("same as")
+            "wgmma.sp": ("words", "same-as", "warpgroup")}
 
 
 def theorems_of(spec) -> tuple:
@@ -69,7 +72,11 @@ def spec_theorems(spec, readings: dict, opts, families=FAMILIES) -> list:
         from checker.theorems import containers
 
         out += containers.prove(spec, opts)
-    if "warpgroup" in families:
+    if "warpgroup" in families and spec.family == "wgmma.sp":
+        from checker.theorems import warpgroup_sparse
+
+        out += warpgroup_sparse.theorems(spec, readings, opts)
+    elif "warpgroup" in families:
         from checker.theorems import warpgroup
 
         out += warpgroup.theorems(spec, readings, opts)

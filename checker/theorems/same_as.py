@@ -36,6 +36,8 @@ def same_as(spec, path, resolve) -> list:
                 shape, fid = ref.split("/", 1)
                 other = resolve(shape)
                 frag = other.fragment(fid) if other is not None else None
+                if frag is None and other is not None:  # a parametric fragment (wgmma D) named for all its N
+                    frag = next((f for f in other.fragments() if f.id.startswith(fid + "[")), None)
                 if other is None:
                     problems.append(f"{ref}: no spec of shape {shape} is loaded or beside {path}")
                 elif frag is None:

@@ -48,7 +48,7 @@ STACKED, TILE, NEXT_A, REUSE_TF32 = WGMMA_STACKED, WGMMA_TILE, WGMMA_NEXT_A, WGM
 def theorems(spec, readings, opts) -> list:
     """`readings`: fragment id -> its reading (the mutation campaign puts a mutant's in)."""
     out = []
-    beside = _Beside(spec)
+    beside = Beside(spec)
     for frs in _fragments(spec):
         f = frs[-1]
         asked = [f] if len(frs) == 1 or family(spec, f) is not None else frs
@@ -74,7 +74,7 @@ def _rows_of(spec, r, opts, every, tie):
     """warp-rows: derived where the tie to mma.sync holds (each row is a row of a 16-row mma
     fragment, 16w down; that fragment's in-range is proved with its spec), else asked."""
     if tie is None or tie[0].verdict != PROVED or tie[1].fragment.rows != 16:
-        return _warp_rows(spec, r, opts, every)
+        return warp_rows(spec, r, opts, every)
     f, subject = r.fragment, tie[0].subject.split(": ", 1)[0]
     other = f"{tie[1].fragment.id} of m16n8k{16 if subject == 'mma-tiles' else spec.k}"
     return Result(spec.path, None, PROPERTY, PROVED, 0.0, str(f.span), subject=f"warp-rows: {f.id}",
@@ -103,7 +103,7 @@ def _every(frs, asked) -> str:
     return "; asked at each N (the formula names N)"
 
 
-class _Beside:
+class Beside:
     """shape/id -> the reading of an mma.sync or wgmma fragment of the spec beside, read once."""
 
     def __init__(self, spec):
@@ -144,7 +144,7 @@ def _load(path):
     return hit[1]
 
 
-def _side(name, reading, at, element, lane=None, row=None, col=None) -> Side:
+def side(name, reading, at, element, lane=None, row=None, col=None) -> Side:
     texts = {"element": element, "lane": lane, "row": row, "col": col}
     src = {k: plain(v, at) for k, v in texts.items() if v is not None}
     nodes = {k: parse_expr(s) for k, s in src.items()}
@@ -155,7 +155,7 @@ def _name(spec, r) -> str:
     return f"{spec.shape}/{r.fragment.id}"
 
 
-def _equation(eq_id, variables, left, right, at) -> Equation:
+def equation(eq_id, variables, left, right, at) -> Equation:
     threads = left.reading.fragment.threads.count
     return Equation(eq_id, tuple((v, tuple(range(lo, hi))) for v, lo, hi in variables), tuple(range(threads)),
                     left, right, at)
@@ -179,7 +179,7 @@ def _key(eq) -> tuple:
     return sides, eq.variables, eq.lanes
 
 
-def _result(spec, eq, opts, subject, holds, expect="holds", fails=""):
+def result(spec, eq, opts, subject, holds, expect="holds", fails=""):
     if expect == "holds" and _key(eq) in _PROVED:
         # the same words as when it is asked: which spec of a run asks first must not change a report
         return Result(spec.path, None, PROPERTY, PROVED, 0.0, str(eq.span), subject=subject, message=holds)
@@ -197,24 +197,24 @@ def _result(spec, eq, opts, subject, holds, expect="holds", fails=""):
     return r
 
 
-def _warp_rows(spec, r, opts, every):
+def warp_rows(spec, r, opts, every):
     f, at = r.fragment, r.fragment.span
-    left = _side(_name(spec, r), r, at, "i", row="row / 16", col="0")
-    right = _side(_name(spec, r), r, at, "i", row="%tid / 32", col="0")
-    eq = _equation(f"{spec.shape}.warp-rows.{f.id}", [("i", 0, r.n)], left, right, at)
+    left = side(_name(spec, r), r, at, "i", row="row / 16", col="0")
+    right = side(_name(spec, r), r, at, "i", row="%tid / 32", col="0")
+    eq = equation(f"{spec.shape}.warp-rows.{f.id}", [("i", 0, r.n)], left, right, at)
     letter = f.letter
-    return _result(spec, eq, opts, f"warp-rows: {f.id}",
+    return result(spec, eq, opts, f"warp-rows: {f.id}",
                    f"warp w (threads 32w..32w+31) holds only rows 16w..16w+15 of {f.operand} ({letter}0..{letter}{r.n - 1} "
                    f"of every thread); with injective and covers of {f.id}, exactly those rows{every}")
 
 
 def _tiles(spec, r, c, opts, every):
     f, at = r.fragment, r.fragment.span
-    left = _side(_name(spec, r), r, at, "i")
-    right = _side("/".join(TILE), c, at, "i % 4", lane="%tid % 32", row="row + 16 * (%tid / 32)",
+    left = side(_name(spec, r), r, at, "i")
+    right = side("/".join(TILE), c, at, "i % 4", lane="%tid % 32", row="row + 16 * (%tid / 32)",
                   col="col + 8 * (i / 4)")
-    eq = _equation(f"{spec.shape}.mma-tiles.{f.id}", [("i", 0, r.n)], left, right, at)
-    return _result(spec, eq, opts, f"mma-tiles: {f.id} and {'/'.join(TILE)}",
+    eq = equation(f"{spec.shape}.mma-tiles.{f.id}", [("i", 0, r.n)], left, right, at)
+    return result(spec, eq, opts, f"mma-tiles: {f.id} and {'/'.join(TILE)}",
                    f"within warp w, {f.id} is the m16n8 C/D fragment of mma.sync ({'/'.join(TILE)}) tiled "
                    f"{f.cols // 8} times along N: d(4j + i) of thread t is c_i of lane t % 32, at row + 16w and "
                    f"col + 8j{every}")
@@ -223,10 +223,10 @@ def _tiles(spec, r, c, opts, every):
 def _stacked(spec, r, a, opts):
     f, at = r.fragment, r.fragment.span
     name = f"{STACKED[spec.k][0]}/{a.fragment.id}"
-    left = _side(_name(spec, r), r, at, "i")
-    right = _side(name, a, at, "i", lane="%tid % 32", row="row + 16 * (%tid / 32)")
-    eq = _equation(f"{spec.shape}.a-stacked.{f.id}", [("i", 0, r.n)], left, right, at)
-    return _result(spec, eq, opts, f"a-stacked: {f.id} and {name}",
+    left = side(_name(spec, r), r, at, "i")
+    right = side(name, a, at, "i", lane="%tid % 32", row="row + 16 * (%tid / 32)")
+    eq = equation(f"{spec.shape}.a-stacked.{f.id}", [("i", 0, r.n)], left, right, at)
+    return result(spec, eq, opts, f"a-stacked: {f.id} and {name}",
                    f"{f.id} is four {name} fragments of mma.sync stacked one per warp: a_i of thread t is a_i of "
                    f"lane t % 32, 16w rows down")
 
@@ -239,10 +239,10 @@ def _reuse(spec, r, beside, opts, every) -> list:
     a = beside.reading(*NEXT_A)
     if a is not None and f.cols >= 16:
         name = "/".join(NEXT_A)
-        left = _side(name, a, at, "i", col="col + 16 * j")
-        right = _side(_name(spec, r), r, at, "8 * j + i")
-        eq = _equation(f"{spec.shape}.d-to-a-reuse.{f.id}", [("j", 0, f.cols // 16), ("i", 0, 8)], left, right, at)
-        out.append(_result(spec, eq, opts, f"d-to-a-reuse: {f.id} to {name}",
+        left = side(name, a, at, "i", col="col + 16 * j")
+        right = side(_name(spec, r), r, at, "8 * j + i")
+        eq = equation(f"{spec.shape}.d-to-a-reuse.{f.id}", [("j", 0, f.cols // 16), ("i", 0, 8)], left, right, at)
+        out.append(result(spec, eq, opts, f"d-to-a-reuse: {f.id} to {name}",
                            f"{f.id} as .f32 converted to .f16 (cvt.rn.f16x2.f32 of d(8j + 2r), d(8j + 2r + 1)), or as "
                            f".f16 as it is, is register for register the A of the next m64nNk16 for column block j "
                            f"(columns 16j..16j+15), every j < N/16: a_i = d(8j + i); where N is an odd multiple of 8 "
@@ -250,10 +250,10 @@ def _reuse(spec, r, beside, opts, every) -> list:
     tf32 = beside.reading(*REUSE_TF32)
     if tf32 is not None and f.cols >= 8 and spec.k == 8:
         name = "/".join(REUSE_TF32)
-        left = _side(name, tf32, at, "i", col="col + 8 * j")
-        right = _side(_name(spec, r), r, at, "4 * j + i")
-        eq = _equation(f"{spec.shape}.d-to-a-reuse.tf32.{f.id}", [("j", 0, f.cols // 8), ("i", 0, 4)], left, right, at)
-        out.append(_result(spec, eq, opts, f"d-to-a-reuse: {f.id} to {name}",
+        left = side(name, tf32, at, "i", col="col + 8 * j")
+        right = side(_name(spec, r), r, at, "4 * j + i")
+        eq = equation(f"{spec.shape}.d-to-a-reuse.tf32.{f.id}", [("j", 0, f.cols // 8), ("i", 0, 4)], left, right, at)
+        out.append(result(spec, eq, opts, f"d-to-a-reuse: {f.id} to {name}",
                            "", expect="refuted",
                            fails=(f"{f.id} is not register for register the .tf32 A of the next m64nNk8 "
                                   f"(a_i = d(4j + i) over column block j of 8): that A holds columns t and t + 4 "

@@ -117,7 +117,7 @@ def _types_of(spec, name, resolve):
     other = spec if shape == spec.shape else (resolve(shape) if resolve else None)
     for sec in (other.sections if other is not None else ()):
         frs = sec.fragments + sec.figures_only
-        if any(f.id == fid for f in frs):
+        if any(f.id == fid or f.id.startswith(fid + "[") for f in frs):
             return tuple(t for f in frs for t in f.types)
     return ()
 

@@ -31,15 +31,15 @@ def test_seed_suite_proves(run):
     fragments = {(x["spec"], x["fragment"]) for x in data["results"] if x["subject"] is None and x["spec"] in SPEC_FILES}
     drawn = {(f, fr.id) for f in SPEC_FILES for sec in load_spec(f).sections for fr in sec.figures_only}
     # 66 of mma.sync and mma.sp (4 sparse Bs drawn only); 118 of wgmma: 4 register As, and D at every
-    # N: 32 values for k8, k16 and k32, 18 for k256 (.s32)
-    assert len(fragments) == 66 + 118 and len(drawn) == 4 and drawn <= fragments
+    # N: 32 values for k8, k16 and k32, 18 for k256 (.s32); 3 sparse wgmma As (D: the dense spec's)
+    assert len(fragments) == 66 + 118 + 3 and len(drawn) == 4 and drawn <= fragments
     wgmma = {(f, fr.id) for f in SPEC_FILES for fr in load_spec(f).fragments() if fr.family == "wgmma"}
     assert len(wgmma) == 118 and wgmma <= fragments
     seeds = {(f, fr.id) for f in SEED_FILES for sec in load_spec(f).sections if sec.seed.startswith("seeds/")
              for fr in sec.fragments}
     assert len(seeds) == 23 and seeds <= fragments
     sparse = {(f, fr.id) for f in SPEC_FILES for fr in load_spec(f).fragments() if fr.sparsity is not None}
-    assert len(sparse) == 8 and sparse <= fragments
+    assert len(sparse) == 8 + 3 and sparse <= fragments  # mma.sp, and the sparse wgmma As
 
 
 def test_every_seed_section_is_transcribed():
@@ -50,10 +50,11 @@ def test_every_seed_section_is_transcribed():
 def test_every_mma_sync_and_mma_sp_fragment_section_of_the_chapter_is_transcribed():
     sections = {s.section for f in SPEC_FILES for s in load_spec(f).sections}
     assert sections == ({f"9.7.14.5.{k}" for k in range(1, 14)} | {f"9.7.14.6.2.{k}" for k in range(1, 9)}
-                        | {f"9.7.15.5.1.1.{k}" for k in range(1, 5)})
+                        | {f"9.7.15.5.1.1.{k}" for k in range(1, 5)} | {f"9.7.15.6.2.{k}" for k in range(1, 4)})
     for f in SPEC_FILES:
         for sec in load_spec(f).sections:
-            assert all((fr.sparsity is not None) == sec.section.startswith("9.7.14.6.") for fr in sec.fragments)
+            assert all((fr.sparsity is not None) == sec.section.startswith(("9.7.14.6.", "9.7.15.6."))
+                       for fr in sec.fragments)
 
 
 def test_m8n8k4_f16_has_four_computations_over_the_warp():
@@ -161,8 +162,9 @@ def test_rest_of_chapter_specs_are_verbatim():
     root = os.path.join(ROOT, "..", "shared")
     if not os.path.isdir(os.path.join(root, "ptx-isa")):
         pytest.skip("shared/ptx-isa is not beside this checkout")
-    storage = " ".join(open(os.path.join(root, "ptx-isa", "9.7.14.6.1-sparse-matrix-storage.md"),
-                            encoding="utf-8").read().split())
+    storage = {number: " ".join(open(os.path.join(root, "ptx-isa", name), encoding="utf-8").read().split())
+               for number, name in (("9.7.14.6.1", "9.7.14.6.1-sparse-matrix-storage.md"),
+                                    ("9.7.15.6.1", "9.7.15.6.1-wgmma-sparse-matrix-storage.md"))}
     checked = 0
     for f in SPEC_FILES:
         for sec in load_spec(f).sections:
@@ -186,11 +188,15 @@ def test_rest_of_chapter_specs_are_verbatim():
                     assert [c for c in (_listed(row), row.miscellaneous) if c] in filled_cells(text, row.fragment), \
                         (f, fr.id, row.fragment)
                 if fr.sparsity is not None:  # the granularity as the storage section words it
-                    assert " ".join(fr.sparsity.printed.split()) in storage, (f, fr.id)
-                    said = re.search(r"containing (\w+) non-zero .* out of (\d+) consecutive", fr.table[0].fragment)
-                    assert (WORDS[said.group(1)], int(said.group(2))) == (fr.table[0].per_register, fr.table[0].out_of)
+                    assert " ".join(fr.sparsity.printed.split()) in storage[fr.sparsity.section], (f, fr.id)
+                    said = re.search(r"containing (\w+) +non-zero .* out of +(\w+) +consecutive", fr.table[0].fragment)
+                    n, of = (int(x) if x.isdigit() else WORDS[x] for x in said.groups())
+                    if fr.family == "wgmma.sp" and "each register" not in fr.table[0].fragment:
+                        # sparse wgmma .tf32 counts the whole vector (four registers): test_wgmma_sparse.py
+                        n, of = n // fr.table[0].count, of // fr.table[0].count
+                    assert (n, of) == (fr.table[0].per_register, fr.table[0].out_of)
                 checked += 1
-    assert checked == 39 + 8
+    assert checked == 39 + 8 + 3
 
 
 def _seed_text(text: str) -> str:
