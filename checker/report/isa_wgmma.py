@@ -3,7 +3,8 @@ ISA defines (9.7.15.2's shapes with 9.7.15.3's types, checker/report/isa-wgmma.y
 form and operand (A, the register A of 9.7.15.5.1.1; D), against the spec fragments that give it at
 each N, whether they are proved, and how many probe kernels cover it (counted by the report command
 from the probe's kernel list, keyed ("wgmma-kernels", K, A type, D type, N): the report does not
-import the probe). A sparse form no spec gives yet says so."""
+import the probe). A sparse form's D is the dense D its spec's `same_as` names; a form no spec
+gives yet says so."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -54,18 +55,34 @@ class Row:
     ptx: str
 
 
+def _same_as(spec_views, k: int) -> set:
+    """The dense fragments ("shape/id") a sparse wgmma spec of K says its D is the same as
+    (9.7.15.6.2: "Matrix fragments for accumulator D are the same as in case of ... for the same
+    .dtype format")."""
+    return {ref for v in spec_views if v.spec is not None and v.spec.family == "wgmma.sp" and v.spec.k == k
+            for sec in v.spec.sections for same in sec.same_as if "D" in same.operands for ref in same.fragments}
+
+
 def rows(spec_views, hardware: dict) -> list:
-    views = [(v, fv) for v in spec_views if v.spec is not None and getattr(v.spec, "family", None) == "wgmma"
+    views = [(v, fv) for v in spec_views if v.spec is not None and getattr(v.spec, "family", None) in ("wgmma", "wgmma.sp")
              for fv in v.fragments]
     out = []
     for entry in support():
         sparse, k, want = entry["sparse"], entry["k"], ns(entry)
         instruction = "wgmma.mma_async.sp" if sparse else "wgmma.mma_async"
+        dense_d = _same_as(spec_views, k) if sparse else None
         for operand, types in (("A", entry["atypes"]), ("D", entry["dtypes"])):
             specified, covered, proved = {}, {}, {}
             for t in types:
-                hits = [(v, fv) for v, fv in views if v.spec.k == k and fv.fragment.operand == operand
-                        and (fv.fragment.sparsity is not None) == sparse and t in fv.fragment.types_here()
+                def gives(v, fv):
+                    if operand == "D" and sparse:  # the dense D the sparse spec names
+                        return (f"{v.spec.shape}/{fv.fragment.id.split('[', 1)[0]}" in dense_d
+                                and v.spec.family == "wgmma")
+                    return (v.spec.k == k and (v.spec.family == "wgmma.sp") == sparse
+                            and (fv.fragment.sparsity is not None) == sparse)
+
+                hits = [(v, fv) for v, fv in views if fv.fragment.operand == operand and gives(v, fv)
+                        and t in fv.fragment.types_here()
                         and (operand == "A" or dict(fv.fragment.params).get("N") in want)]
                 if not hits:
                     continue
@@ -114,8 +131,9 @@ def blocks(wgmma_rows: list) -> list:
              "that give it; **N given**: of the form's N, how many a fragment gives for that type; **N proved**: "
              "how many of those prove every property (an A fragment is one map for every N); **probe kernels**: "
              "the kernels `checker probe --compile-only --arch sm_90a` builds and assembles for the form (A from "
-             "registers and from shared memory, every B type the syntax allows; see docs/probe.md). The sparse "
-             "forms have no spec yet."),
+             "registers and from shared memory, every B type the syntax allows; see docs/probe.md). For the sparse "
+             "forms, A is the compressed register A of 9.7.15.6.2 and D the dense D its spec says it is the same "
+             "as; the probe has no sparse kernels yet."),
         Table(["forms (shape, N, operand, type)", "count"],
               [["defined by the document", str(len(forms))],
                ["specified", str(sum(r.covered.get(t, 0) for r in wgmma_rows for t in r.types))],
