@@ -62,8 +62,7 @@ def spec_theorems(spec, readings: dict, opts, families=FAMILIES) -> list:
         out += shared(spec, readings)
     if "packing" in families:
         out += packing(spec, readings, opts)
-    # Each family's own theorem module is imported by the task that needs it: a seed (mma) proof
-    # then never builds their classes nor imports what they use (numpy, for the containers).
+    # each family's theorem module is imported by the task that needs it (a seed proof: no numpy)
     if "composition" in families and spec.compositions:
         from checker.theorems import composition
 
