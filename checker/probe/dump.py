@@ -85,8 +85,39 @@ def write_json_gz(path: str, doc: dict) -> None:
                          f"({(exc.strerror or str(exc)).lower()})") from None
 
 
-def _bad(path: str, message: str) -> SpecError:
+def bad(path: str, message: str) -> SpecError:
+    """What is wrong with a dump file, located at the file (a dump has no lines worth naming)."""
     return SpecError(SourceSpan(path, 1, 1), message)
+
+
+# The array codec of the movement and wgmma dumps: {dtype: u8 | u32, shape, data: base64 little-endian}
+ARRAY_DTYPES = {"u8": "<u1", "u32": "<u4"}
+
+
+def encode_array(a: np.ndarray) -> dict:
+    dtype = "u8" if a.dtype == np.uint8 else "u32"
+    return {"dtype": dtype, "shape": list(a.shape),
+            "data": base64.b64encode(a.astype(ARRAY_DTYPES[dtype]).tobytes()).decode()}
+
+
+def decode_array(path: str, name: str, enc) -> np.ndarray:
+    """One array of a dump, each field checked (a hostile dump is a located error, not a
+    traceback): 1 to 3 sizes of at most 65536, base64 data of exactly the bytes the shape says."""
+    where = f"at arrays.{name}"
+    if not (isinstance(enc, dict) and enc.get("dtype") in ARRAY_DTYPES and isinstance(enc.get("shape"), list)
+            and isinstance(enc.get("data"), str)):
+        raise bad(path, f"{where}: expected {{dtype: u8 | u32, shape: [...], data: base64}}")
+    shape = enc["shape"]
+    if not (1 <= len(shape) <= 3 and all(type(x) is int and 1 <= x <= 1 << 16 for x in shape)):
+        raise bad(path, f"{where}.shape: expected 1 to 3 sizes from 1 to 65536, found {str(shape)[:80]}")
+    try:
+        data = base64.b64decode(enc["data"], validate=True)
+    except ValueError:
+        raise bad(path, f"{where}.data is not base64") from None
+    size = np.dtype(ARRAY_DTYPES[enc["dtype"]]).itemsize
+    if len(data) != int(np.prod(shape)) * size:
+        raise bad(path, f"{where} holds {len(data)} bytes, not the {shape} of {enc['dtype']} its shape says")
+    return np.frombuffer(data, dtype=ARRAY_DTYPES[enc["dtype"]]).reshape(shape).copy()
 
 
 def read_json_gz(path: str, max_compressed: int, max_expanded: int):
@@ -100,13 +131,13 @@ def read_json_gz(path: str, max_compressed: int, max_expanded: int):
         with gzip.GzipFile(fileobj=io.BytesIO(packed), mode="rb") as gz:
             raw = gz.read(max_expanded + 1)
     except (OSError, EOFError) as exc:
-        raise _bad(path, f"not a gzip file: {exc}") from None
+        raise bad(path, f"not a gzip file: {exc}") from None
     if len(raw) > max_expanded:
-        raise _bad(path, f"dump expands to more than {max_expanded >> 20} MiB")
+        raise bad(path, f"dump expands to more than {max_expanded >> 20} MiB")
     try:
         return json.loads(raw, parse_constant=_not_json)
     except (ValueError, RecursionError) as exc:
-        raise _bad(path, f"not JSON: {str(exc)[:200]}") from None
+        raise bad(path, f"not JSON: {str(exc)[:200]}") from None
 
 
 def _not_json(name: str):
@@ -117,26 +148,26 @@ def read(path: str) -> Dump:
     """A dump, or a SpecError saying what is wrong with the file."""
     doc = read_json_gz(path, MAX_COMPRESSED, MAX_EXPANDED)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise _bad(path, f"not a probe dump (expected \"format\": \"{FORMAT}\")")
+        raise bad(path, f"not a probe dump (expected \"format\": \"{FORMAT}\")")
     if doc.get("version") != VERSION:
-        raise _bad(path, f"dump format version {doc.get('version')!r}; this checker reads version {VERSION}")
+        raise bad(path, f"dump format version {doc.get('version')!r}; this checker reads version {VERSION}")
     errors = sorted(validator("dump.schema.json", "checker.probe").iter_errors(doc), key=lambda e: list(e.absolute_path))
     if errors:
         e = errors[0]
         where = ".".join(str(p) for p in e.absolute_path) or "the top"
-        raise _bad(path, f"at {where}: {e.message[:300]}")
+        raise bad(path, f"at {where}: {e.message[:300]}")
     registers, bits = {}, {}
     warps = sum(b["count"] for b in doc["patterns"])
     for op, enc in doc["registers"].items():
         try:
             data = base64.b64decode(enc["data"], validate=True)
         except ValueError:
-            raise _bad(path, f"registers.{op}.data is not base64") from None
+            raise bad(path, f"registers.{op}.data is not base64") from None
         shape = tuple(enc["shape"])
         if shape[0] != warps or shape[1] != 32:
-            raise _bad(path, f"registers.{op} has shape {list(shape)}; the patterns need [{warps}, 32, registers]")
+            raise bad(path, f"registers.{op} has shape {list(shape)}; the patterns need [{warps}, 32, registers]")
         if len(data) != int(np.prod(shape)) * enc["bits"] // 8:
-            raise _bad(path, f"registers.{op} holds {len(data)} bytes, not the {list(shape)} its shape says")
+            raise bad(path, f"registers.{op} holds {len(data)} bytes, not the {list(shape)} its shape says")
         registers[op] = np.frombuffer(data, dtype="<u4" if enc["bits"] == 32 else "<u8").reshape(shape).astype(np.uint64)
         bits[op] = enc["bits"]
     header = {k: v for k, v in doc.items() if k != "registers"}

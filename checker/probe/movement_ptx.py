@@ -54,7 +54,7 @@ def _copy(src: str, into_shared: bool) -> list:
         out += [f"    add.u32 %t, %lane, {32 * k};", "    shl.b32 %t, %t, 4;", "    add.u32 %sa, %base, %t;",
                 "    cvt.u64.u32 %off, %t;"]
         if into_shared:
-            out += [f"    add.u64 %off, %g, %off;", f"    ld.global.v4.u32 {vec}, [%off];",
+            out += ["    add.u64 %off, %g, %off;", f"    ld.global.v4.u32 {vec}, [%off];",
                     f"    st.shared.v4.u32 [%sa], {vec};"]
         else:
             out += [f"    ld.shared.v4.u32 {vec}, [%sa];", "    add.u64 %off, %g, %off;",

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import os
 
-from checker.results import PROVED, REFUTED
+from checker.probe.findings import by_subject, error_lines
+from checker.results import PROVED
 
 
 def render_text(results: list, stats: dict) -> str:
-    lines = []
-    for r in results:
-        if r.verdict != PROVED:
-            kind = "error" if r.verdict == REFUTED else "error (malformed)"
-            lines.append(f"{r.location}: {kind}: {r.property + ' ' + r.subject if r.subject else r.property}: {r.message}")
-    groups: dict = {}
-    for r in results:
-        if r.subject:
-            groups.setdefault((r.subject, r.detail.get("source")), []).append(r)
+    lines = error_lines(results)
+    groups = by_subject(results)
     agree = 0
     for (subject, source), rs in sorted(groups.items()):
         ok = all(r.verdict == PROVED for r in rs)

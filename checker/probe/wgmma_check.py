@@ -24,6 +24,7 @@ from checker.probe import wgmma_dump as dumps
 from checker.probe import wgmma_model as model
 from checker.probe import wgmma_patterns as patterns
 from checker.probe.crosscheck import where
+from checker.probe.findings import by_subject, error_lines
 from checker.results import PROVED, REFUTED, SPEC_ERROR, Result
 
 SYNTHETIC_TAG = "[synthetic dump: reference model, not hardware] "
@@ -247,15 +248,8 @@ def crosscheck(specs: list, paths: list) -> tuple:
 
 
 def render_text(results: list, stats: dict, seconds: float) -> str:
-    lines = []
-    for r in results:
-        if r.verdict != PROVED:
-            kind = "error" if r.verdict == REFUTED else "error (malformed)"
-            lines.append(f"{r.location}: {kind}: {r.property + ' ' + r.subject if r.subject else r.property}: {r.message}")
-    groups: dict = {}
-    for r in results:
-        if r.subject:
-            groups.setdefault((r.subject, r.detail.get("source")), []).append(r)
+    lines = error_lines(results)
+    groups = by_subject(results)
     agree = 0
     for (subject, source), rs in sorted(groups.items()):
         ok = all(r.verdict == PROVED for r in rs)

@@ -17,13 +17,11 @@ and the field, never a traceback.
 """
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
 
 import numpy as np
 
-from checker.errors import SourceSpan, SpecError
-from checker.probe.dump import read_json_gz, write_json_gz
+from checker.probe.dump import bad, decode_array, encode_array, read_json_gz, write_json_gz
 
 FORMAT = "ptx-fragment-checker/wgmma-dump"
 VERSION = 1
@@ -33,7 +31,6 @@ MAX_EXPANDED = 48 << 20
 MAX_CTAS = 64
 SYNTHETIC_NOTE = ("SYNTHETIC: d_out was computed by checker's reference model from the spec, not by a GPU. "
                   "It tests the crosscheck path only and says nothing about what hardware does.")
-DTYPES = {"u8": "<u1", "u32": "<u4"}
 
 
 @dataclass
@@ -55,21 +52,14 @@ def file_name(variant_id: str) -> str:
     return variant_id + SUFFIX
 
 
-def _encode(a: np.ndarray) -> dict:
-    dtype = "u8" if a.dtype == np.uint8 else "u32"
-    return {"dtype": dtype, "shape": list(a.shape), "data": base64.b64encode(a.astype(DTYPES[dtype]).tobytes()).decode()}
-
 
 def write(path: str, header: dict, arrays: dict) -> None:
     from checker.spec.load import validator
 
-    doc = dict(header, format=FORMAT, version=VERSION, arrays={k: _encode(np.asarray(v)) for k, v in arrays.items()})
+    doc = dict(header, format=FORMAT, version=VERSION, arrays={k: encode_array(np.asarray(v)) for k, v in arrays.items()})
     validator("wgmma-dump.schema.json", "checker.probe").validate(doc)
     write_json_gz(path, doc)
 
-
-def _bad(path: str, message: str) -> SpecError:
-    return SpecError(SourceSpan(path, 1, 1), message)
 
 
 def read(path: str) -> Dump:
@@ -78,36 +68,24 @@ def read(path: str) -> Dump:
 
     doc = read_json_gz(path, MAX_COMPRESSED, MAX_EXPANDED)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise _bad(path, f"not a wgmma probe dump (expected \"format\": \"{FORMAT}\")")
+        raise bad(path, f"not a wgmma probe dump (expected \"format\": \"{FORMAT}\")")
     if doc.get("version") != VERSION:
-        raise _bad(path, f"dump format version {doc.get('version')!r}; this checker reads version {VERSION}")
+        raise bad(path, f"dump format version {doc.get('version')!r}; this checker reads version {VERSION}")
     errors = sorted(validator("wgmma-dump.schema.json", "checker.probe").iter_errors(doc),
                     key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
         e = errors[0]
         where = ".".join(str(p) for p in e.absolute_path) or "the top"
-        raise _bad(path, f"at {where}: {e.message[:300]}")
+        raise bad(path, f"at {where}: {e.message[:300]}")
     ctas = sum(b["count"] for b in doc["blocks"])
     if ctas > MAX_CTAS:
-        raise _bad(path, f"at blocks: {ctas} CTAs; at most {MAX_CTAS}")
-    arrays = {name: _decode(path, name, enc) for name, enc in doc["arrays"].items()}
+        raise bad(path, f"at blocks: {ctas} CTAs; at most {MAX_CTAS}")
+    arrays = {name: decode_array(path, name, enc) for name, enc in doc["arrays"].items()}
     for name, a in arrays.items():
         if a.shape[0] != ctas:
-            raise _bad(path, f"at arrays.{name}: {a.shape[0]} CTAs, but the blocks have {ctas}")
+            raise bad(path, f"at arrays.{name}: {a.shape[0]} CTAs, but the blocks have {ctas}")
     return Dump(path, {k: v for k, v in doc.items() if k != "arrays"}, arrays)
 
-
-def _decode(path: str, name: str, enc: dict) -> np.ndarray:
-    where = f"at arrays.{name}"
-    try:
-        data = base64.b64decode(enc["data"], validate=True)
-    except ValueError:
-        raise _bad(path, f"{where}.data is not base64") from None
-    shape = enc["shape"]
-    size = np.dtype(DTYPES[enc["dtype"]]).itemsize
-    if len(data) != int(np.prod(shape)) * size:
-        raise _bad(path, f"{where} holds {len(data)} bytes, not the {shape} of {enc['dtype']} its shape says")
-    return np.frombuffer(data, dtype=DTYPES[enc["dtype"]]).reshape(shape).copy()
 
 
 def find(paths) -> list:

@@ -158,7 +158,7 @@ def variants(spec, path: str = "", a_shared=(False, True), swizzled: bool = True
 
 def _copy(label: str, src: str, dst: str, nbytes: int) -> list:
     """Every thread copies every 128th 16-byte chunk of `nbytes` from global %`src` to shared `dst`."""
-    return [f"    mov.u32 %r3, %r1;", f"{label}:", f"    setp.ge.u32 %p0, %r3, {nbytes // 16};", f"    @%p0 bra {label}_END;",
+    return ["    mov.u32 %r3, %r1;", f"{label}:", f"    setp.ge.u32 %p0, %r3, {nbytes // 16};", f"    @%p0 bra {label}_END;",
             "    mul.wide.u32 %rd2, %r3, 16;", f"    add.u64 %rd3, %{src}, %rd2;",
             "    ld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%rd3];",
             f"    mov.u32 %r8, {dst};", "    shl.b32 %r9, %r3, 4;", "    add.u32 %r8, %r8, %r9;",

@@ -151,8 +151,17 @@ def side(name, reading, at, element, lane=None, row=None, col=None) -> Side:
     return Side(name, reading, nodes.get("lane"), nodes["element"], nodes.get("row"), nodes.get("col"), src)
 
 
-def _name(spec, r) -> str:
+def fragment_name(spec, r) -> str:
     return f"{spec.shape}/{r.fragment.id}"
+
+
+def stacked(spec, r, a, a_name: str, theorem: str) -> Equation:
+    """A warpgroup's register A (reading r) as four warp-level A fragments (reading a), one per
+    warp: a_i of thread t is a_i of lane t % 32, 16w rows down."""
+    f, at = r.fragment, r.fragment.span
+    left = side(fragment_name(spec, r), r, at, "i")
+    right = side(a_name, a, at, "i", lane="%tid % 32", row="row + 16 * (%tid / 32)")
+    return equation(f"{spec.shape}.{theorem}.{f.id}", [("i", 0, r.n)], left, right, at)
 
 
 def equation(eq_id, variables, left, right, at) -> Equation:
@@ -199,8 +208,8 @@ def result(spec, eq, opts, subject, holds, expect="holds", fails=""):
 
 def warp_rows(spec, r, opts, every):
     f, at = r.fragment, r.fragment.span
-    left = side(_name(spec, r), r, at, "i", row="row / 16", col="0")
-    right = side(_name(spec, r), r, at, "i", row="%tid / 32", col="0")
+    left = side(fragment_name(spec, r), r, at, "i", row="row / 16", col="0")
+    right = side(fragment_name(spec, r), r, at, "i", row="%tid / 32", col="0")
     eq = equation(f"{spec.shape}.warp-rows.{f.id}", [("i", 0, r.n)], left, right, at)
     letter = f.letter
     return result(spec, eq, opts, f"warp-rows: {f.id}",
@@ -210,7 +219,7 @@ def warp_rows(spec, r, opts, every):
 
 def _tiles(spec, r, c, opts, every):
     f, at = r.fragment, r.fragment.span
-    left = side(_name(spec, r), r, at, "i")
+    left = side(fragment_name(spec, r), r, at, "i")
     right = side("/".join(TILE), c, at, "i % 4", lane="%tid % 32", row="row + 16 * (%tid / 32)",
                   col="col + 8 * (i / 4)")
     eq = equation(f"{spec.shape}.mma-tiles.{f.id}", [("i", 0, r.n)], left, right, at)
@@ -221,14 +230,10 @@ def _tiles(spec, r, c, opts, every):
 
 
 def _stacked(spec, r, a, opts):
-    f, at = r.fragment, r.fragment.span
-    name = f"{STACKED[spec.k][0]}/{a.fragment.id}"
-    left = side(_name(spec, r), r, at, "i")
-    right = side(name, a, at, "i", lane="%tid % 32", row="row + 16 * (%tid / 32)")
-    eq = equation(f"{spec.shape}.a-stacked.{f.id}", [("i", 0, r.n)], left, right, at)
-    return result(spec, eq, opts, f"a-stacked: {f.id} and {name}",
-                   f"{f.id} is four {name} fragments of mma.sync stacked one per warp: a_i of thread t is a_i of "
-                   f"lane t % 32, 16w rows down")
+    f, a_name = r.fragment, f"{STACKED[spec.k][0]}/{a.fragment.id}"
+    return result(spec, stacked(spec, r, a, a_name, "a-stacked"), opts, f"a-stacked: {f.id} and {a_name}",
+                  f"{f.id} is four {a_name} fragments of mma.sync stacked one per warp: a_i of thread t is a_i of "
+                  f"lane t % 32, 16w rows down")
 
 
 def _reuse(spec, r, beside, opts, every) -> list:
@@ -240,7 +245,7 @@ def _reuse(spec, r, beside, opts, every) -> list:
     if a is not None and f.cols >= 16:
         name = "/".join(NEXT_A)
         left = side(name, a, at, "i", col="col + 16 * j")
-        right = side(_name(spec, r), r, at, "8 * j + i")
+        right = side(fragment_name(spec, r), r, at, "8 * j + i")
         eq = equation(f"{spec.shape}.d-to-a-reuse.{f.id}", [("j", 0, f.cols // 16), ("i", 0, 8)], left, right, at)
         out.append(result(spec, eq, opts, f"d-to-a-reuse: {f.id} to {name}",
                            f"{f.id} as .f32 converted to .f16 (cvt.rn.f16x2.f32 of d(8j + 2r), d(8j + 2r + 1)), or as "
@@ -251,7 +256,7 @@ def _reuse(spec, r, beside, opts, every) -> list:
     if tf32 is not None and f.cols >= 8 and spec.k == 8:
         name = "/".join(REUSE_TF32)
         left = side(name, tf32, at, "i", col="col + 8 * j")
-        right = side(_name(spec, r), r, at, "4 * j + i")
+        right = side(fragment_name(spec, r), r, at, "4 * j + i")
         eq = equation(f"{spec.shape}.d-to-a-reuse.tf32.{f.id}", [("j", 0, f.cols // 8), ("i", 0, 4)], left, right, at)
         out.append(result(spec, eq, opts, f"d-to-a-reuse: {f.id} to {name}",
                            "", expect="refuted",

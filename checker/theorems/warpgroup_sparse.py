@@ -22,7 +22,7 @@ from __future__ import annotations
 from checker.families import WGMMA_SPARSE_DENSE, WGMMA_SPARSE_MMA_SP
 from checker.results import PROVED, Result
 from checker.spec.reading import materialize
-from checker.theorems.warpgroup import PROPERTY, Beside, equation, result, side, warp_rows
+from checker.theorems.warpgroup import PROPERTY, Beside, equation, fragment_name, result, side, stacked, warp_rows
 
 # the sparse A of each K -> the dense wgmma A of half its K, and the mma.sp A it is four of; the
 # scope rule reads the same (checker/families.py)
@@ -48,10 +48,6 @@ def theorems(spec, readings, opts) -> list:
     return out + beside.errors
 
 
-def _name(spec, r) -> str:
-    return f"{spec.shape}/{r.fragment.id}"
-
-
 def _same_geometry(r, other) -> str:
     """Where the two sides' registers differ in how many elements they hold of how wide a range,
     equal compressed maps would not be equal ranges: said in the message, never hidden."""
@@ -65,7 +61,7 @@ def _same_geometry(r, other) -> str:
 def _compressed_dense(spec, r, d, opts):
     f, at = r.fragment, r.fragment.span
     name = "/".join(DENSE[spec.k])
-    left = side(_name(spec, r), r, at, "i")
+    left = side(fragment_name(spec, r), r, at, "i")
     right = side(name, d, at, "i")
     eq = equation(f"{spec.shape}.compressed-dense.{f.id}", [("i", 0, r.n)], left, right, at)
     p = f.sparsity.per_register
@@ -78,12 +74,8 @@ def _compressed_dense(spec, r, d, opts):
 
 
 def _sp_stacked(spec, r, a, opts):
-    f, at = r.fragment, r.fragment.span
-    name = "/".join(MMA_SP[spec.k])
-    left = side(_name(spec, r), r, at, "i")
-    right = side(name, a, at, "i", lane="%tid % 32", row="row + 16 * (%tid / 32)")
-    eq = equation(f"{spec.shape}.sp-stacked.{f.id}", [("i", 0, r.n)], left, right, at)
-    return result(spec, eq, opts, f"sp-stacked: {f.id} and {name}",
+    f, name = r.fragment, "/".join(MMA_SP[spec.k])
+    return result(spec, stacked(spec, r, a, name, "sp-stacked"), opts, f"sp-stacked: {f.id} and {name}",
                    f"the compressed {f.id} is four compressed {name} fragments of mma.sp stacked one per warp: a_i of "
                    f"thread t is a_i of lane t % 32, 16w rows down{_same_geometry(r, a)}")
 
