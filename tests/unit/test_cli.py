@@ -238,6 +238,8 @@ def test_the_readme_quotes_the_tool(run):
     assert f"also\nproves the {relations} relations that read m16n8k16 and the {specs} specs they name" in readme
     wgmma = [s for s in scope.split("; ", 1)[1].split(" (README")[0].split(", ") if "m64nN" in s]
     assert f"and the {['no', 'one', 'two', 'three', 'four', 'five', 'six'][len(wgmma)]} `wgmma` specs whose theorems" in readme
+    summary = run("conformance", SPECS).out.rstrip().splitlines()[-1]
+    assert summary.split(" reference entries")[1] and summary in readme.splitlines(), summary
     errata = json.loads(run("errata", SPECS, "--format", "json").out)["counts"]["errata"]
     assert f"`checker errata specs/` lists all {errata} " in readme
 
