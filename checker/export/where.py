@@ -43,7 +43,7 @@ def _where_sparse(spec, frag, reading, row: int, col: int) -> dict:
         raise UsageError(f"{frag.id} is a sparse {frag.rows} x {k} A: --row takes 0..{frag.rows - 1}, --col 0..{k - 1} "
                          f"(--compressed asks about the {frag.rows} x {frag.cols} compressed A)")
     g = sparse.geometry(frag)
-    points = [(lane, i) for lane in range(32) for i in range(reading.n)]
+    points = [(lane, i) for lane in range(frag.threads.count) for i in range(reading.n)]
     rows, firsts, lasts = chunk.ranges(reading.layout, points)
     ranges = sorted({(lane, i // g.per_register, f, la) for (lane, i), r, f, la in zip(points, rows, firsts, lasts)
                      if r == row and f <= col <= la})
@@ -56,6 +56,8 @@ def _where_sparse(spec, frag, reading, row: int, col: int) -> dict:
                             "registers": _registers(frag, i), "range": [first, last],
                             "metadata": {"chunk": [start, start + g.chunk - 1], "index": q, "value": index,
                                          "unit": g.unit}})
+            if frag.threads.count > 32:  # a warpgroup: thread T<t> is lane t % 32 of warp t / 32
+                holders[-1].update(thread=lane, warp=lane // 32, lane=lane % 32)
     regs = {(lane, reg) for lane, reg, _, _ in ranges}
     return {"spec": spec.path, "shape": spec.shape, "fragment": frag.id, "operand": frag.operand, "row": row,
             "col": col, "sparse": {"k": k, "granularity": f"{g.nonzero}:{g.chunk}", "pairwise": g.pairwise,
@@ -110,10 +112,11 @@ def _where_sparse_text(w: dict) -> str:
     lines = [f"{head}:"]
     by_range: dict = {}
     for h in w["holders"]:
-        by_range.setdefault((h["lane"], h["registers"][0]["register"], tuple(h["range"])), []).append(h)
-    for (lane, reg, (first, last)), hs in by_range.items():
+        who = f"thread {h['thread']} (warp {h['warp']}, lane {h['lane']})" if "thread" in h else f"lane {h['lane']}"
+        by_range.setdefault((who, h["registers"][0]["register"], tuple(h["range"])), []).append(h)
+    for (who, reg, (first, last)), hs in by_range.items():
         r = hs[0]["registers"][0]
-        lines.append(f"  columns {first}..{last} of row {w['row']} are held by lane {lane}, register {reg} of "
+        lines.append(f"  columns {first}..{last} of row {w['row']} are held by {who}, register {reg} of "
                      f"{r['count']} .{r['kind']}")
         lines.append(f"  if {w['operand']}[{w['row']}][{w['col']}] is non-zero, the metadata says which element holds it:")
         for h in hs:

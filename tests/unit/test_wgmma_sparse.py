@@ -278,3 +278,20 @@ def test_a_reading_that_leaves_a_is_refuted_at_its_line(tmp_path):
     # the witness names the misread piece at its line: lane 0's a4 takes firstcol's second piece
     assert re.search(rf"lane 0 a4: firstcol piece 2 at \S*m64nNk32\.sp\.yaml:{line}:\d+ gives 8", out), out
     assert "A.sp.f16 covers refuted: A.sp.f16 does not cover the compressed A[0][12]" in out
+
+
+def test_where_answers_every_cell_of_a_sparse_warpgroup_a():
+    """`checker where` on a sparse wgmma A: every cell of the uncompressed 64 x K is covered by one
+    register of one thread, of warp row / 16 (it once looked at lanes 0..31 only, and said that no
+    register covers rows 16..63)."""
+    from checker.export.where import where, where_text
+
+    for name, fid, k in (("m64nNk32.sp", "A.sp.f16", 32), ("m64nNk16.sp", "A.sp.tf32", 16)):
+        path = f"{SPECS}/{name}.yaml"
+        for row in range(64):
+            for col in range(k):
+                w = where(path, fid, row, col)
+                assert w["holders"] and w["unique"], (name, row, col)
+                assert {h["warp"] for h in w["holders"]} == {row // 16}, (name, row, col)
+                assert {h["thread"] for h in w["holders"]} == {32 * (row // 16) + h["lane"] for h in w["holders"]}
+        assert "held by thread 37 (warp 1, lane 5)" in where_text(where(f"{SPECS}/m64nNk32.sp.yaml", "A.sp.f16", 17, 5))
