@@ -181,7 +181,7 @@ def _crosscheck_verdict(ctx, fragment, mreading) -> tuple:
 def _equivalence(original, mreading, fragment) -> tuple:
     """(equivalent?, difference): z3 and the enumeration both asked whether the maps are equal."""
     span = fragment.span
-    lanes = tuple(range(32))
+    lanes = tuple(range(fragment.threads.count))  # a warpgroup fragment: all 128 threads
     i = ast.Var("i", 0)
     src = {"element": plain("i", span)}
     left = Side("original", original, None, i, None, None, src)

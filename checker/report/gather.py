@@ -151,7 +151,7 @@ def _sparse_panel(fragment, layout, n) -> Panel:
     """A itself, as the document's sparse figures draw it: every column of a register's range
     [firstcol ... lastcol] marked with the lane and the elements that hold its non-zero ones."""
     per = fragment.sparsity.per_register
-    points = [(lane, i) for lane in range(32) for i in range(0, n, per)]
+    points = [(lane, i) for lane in range(fragment.threads.count) for i in range(0, n, per)]
     rows, firsts, lasts = chunk_ranges(layout, points)
     cells: dict = {}
     for (lane, i), r, first, last in zip(points, rows, firsts, lasts):

@@ -174,3 +174,22 @@ def test_a_dump_the_spec_itself_disagrees_with_stops_the_campaign(run, tmp_path)
     r = run("mutate", str(spec), "--dumps", SYNTHETIC, "--jobs", "1")
     assert r.code == 1 and "itself disagrees with the dump" in r.err and ".dump.json.gz" in r.err
     assert f"{spec}:" in r.err and "Traceback" not in r.err
+
+
+def test_a_warpgroup_mutant_that_differs_only_past_warp_0_is_not_equivalent(tmp_path):
+    """The equivalence of a mutant is asked over every thread that holds the fragment: a wgmma
+    mutant that keeps warps 0 and 1 and moves warps 2 and 3 is not the same map (asked over a
+    warp's 32 lanes, as it once was, it would pass for equivalent and never count as a survivor)."""
+    from checker.loading import load
+    from checker.mutate.campaign import _equivalence
+    from checker.spec.reading import materialize
+
+    text = open(os.path.join(SPECS, "m64nNk16.yaml"), encoding="utf-8").read()
+    assert text.count("warpID = %tid / 32\n") >= 1
+    path = tmp_path / "m64nNk16.yaml"
+    path.write_text(text.replace("warpID = %tid / 32\n", "warpID = (%tid / 32) & 1\n", 1))
+    spec, _ = load(os.path.join(SPECS, "m64nNk16.yaml"))
+    mutant, _ = load(str(path))
+    f, g = spec.fragment("A.f16"), mutant.fragment("A.f16")
+    same, difference = _equivalence(materialize(f), materialize(g), f)
+    assert not same and difference

@@ -295,3 +295,18 @@ def test_where_answers_every_cell_of_a_sparse_warpgroup_a():
                 assert {h["warp"] for h in w["holders"]} == {row // 16}, (name, row, col)
                 assert {h["thread"] for h in w["holders"]} == {32 * (row // 16) + h["lane"] for h in w["holders"]}
         assert "held by thread 37 (warp 1, lane 5)" in where_text(where(f"{SPECS}/m64nNk32.sp.yaml", "A.sp.f16", 17, 5))
+
+
+def test_the_reports_sparse_panel_draws_every_row_of_the_warpgroup():
+    """The report's drawing of a sparse A (every register's column range) covers all 64 rows of a
+    warpgroup's A, not a warp's first 16."""
+    from checker.loading import load
+    from checker.report.gather import panels
+    from checker.spec.reading import materialize
+
+    spec, _ = load(f"{SPECS}/m64nNk32.sp.yaml")
+    f = spec.fragment("A.sp.f16")
+    r = materialize(f)
+    sparse = panels(f, r.layout, r.n, {})[-1]
+    assert {row for row, _ in sparse.cells} == set(range(64))
+    assert len(sparse.cells) == 64 * 32
