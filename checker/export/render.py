@@ -123,12 +123,12 @@ def _python_inverse(m, inv) -> list:
     where = f" in MMA computation {m.computation}" if m.computation else ""
     if inv is not None:
         t = "_thread_element(row, col)[0]"
-        lane_of = t if lanes == tuple(range(32)) else f"{list(lanes)}[{t}]"
+        lane_of = t if lanes == tuple(range(len(lanes))) else f"{list(lanes)}[{t}]"
         return ["", "def _thread_element(row, col):",
                 f"    t = {_xor_terms(inv.row, 'row', 0)} ^ {_xor_terms(inv.col, 'col', 0)}",
                 f"    i = {_xor_terms(inv.row, 'row', 1)} ^ {_xor_terms(inv.col, 'col', 1)}",
                 "    return t, i", "", "",
-                "def lane(row, col):", f'    """The lane that holds cell (row, col){where}."""',
+                "def lane(row, col):", f'    """The {m.fragment.threads.unit} that holds cell (row, col){where}."""',
                 f"    return {lane_of}",
                 "", "", "def element(row, col):", f'    """The element index i ({m.fragment.letter}i) of that lane that holds (row, col){where}."""',
                 "    return _thread_element(row, col)[1]", ""]
@@ -170,10 +170,10 @@ def cpp(m: derive.Map, inv, checks: list, command: str) -> str:
     where = f" in MMA computation {m.computation}" if m.computation else ""
     if inv is not None:
         lanes = m.lanes
-        lines += [f"// the lane that holds cell (row, col){where}, and the element index i of it",
+        lines += [f"// the {m.fragment.threads.unit} that holds cell (row, col){where}, and the element index i of it",
                   "PTX_FRAGMENT_HD int lane([[maybe_unused]] int row, [[maybe_unused]] int col) {",
                   f"  const int t = {_xor_terms(inv.row, 'row', 0)} ^ {_xor_terms(inv.col, 'col', 0)};"]
-        if lanes == tuple(range(32)):
+        if lanes == tuple(range(len(lanes))):
             lines.append("  return t;")
         else:
             lines.append(f"  constexpr int kLanes[{len(lanes)}] = {{{', '.join(map(str, lanes))}}};")
