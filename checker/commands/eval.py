@@ -17,7 +17,7 @@ def add(sub) -> None:
                   "   # the document's text"])
     add_specs(ev, "spec", one=True)
     add_fragment(ev)
-    ev.add_argument("--lane", type=int, required=True, metavar="L", help="the lane (thread index)")
+    ev.add_argument("--lane", type=int, required=True, metavar="L", help="the lane (%%laneid), or for a warpgroup fragment the thread (%%tid, 0..127)")
     ev.add_argument("--i", type=int, required=True, help="the element index: 3 for a3")
     ev.add_argument("--as-printed", type=int, metavar="K",
                     help="evaluate the document's printed text of the fragment's K-th erratum")
@@ -41,7 +41,9 @@ def run(args, out, err) -> int:
         raise UsageError(f"--lane takes 0..{threads - 1} and --i takes 0..{reading.n - 1} for {frag.id}")
     rows, cols = at(reading.layout, args.lane, args.i)
     name = f"{frag.letter}{args.i}"
-    out.write(f"{spec.shape} {frag.id}{' (as printed)' if args.as_printed else ''}: lane {args.lane} {name}\n")
+    who = (f"thread {args.lane} (warp {args.lane // 32}, lane {args.lane % 32})" if threads > 32
+           else f"lane {args.lane}")
+    out.write(f"{spec.shape} {frag.id}{' (as printed)' if args.as_printed else ''}: {who} {name}\n")
     for target, hits, formula, limit in (("row", rows, reading.layout.row, frag.rows),
                                          ("col", cols, reading.layout.col, frag.cols)):
         if not hits:
