@@ -40,7 +40,10 @@ def record_all(vs: list, where: str, seed: int, device=None) -> tuple:
 
     if device is not None and device.sm != 90:
         return [], [f"{len(vs)} wgmma variants (need sm_90a; the device is sm_{device.sm})"]
+    from checker.probe.wgmma_sp import joined
+
     specs = {p: load_spec(p) for p in dict.fromkeys(v.spec for v in vs)}
+    specs = {p: joined(s, p) if s.family == "wgmma.sp" else s for p, s in specs.items()}
     return run_all([(v, specs[v.spec]) for v in vs], where, seed, device), []
 
 

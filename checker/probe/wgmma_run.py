@@ -10,7 +10,7 @@ from checker.errors import CheckerError, UsageError
 from checker.probe import wgmma_dump as dumps
 from checker.probe import wgmma_model as model
 from checker.probe import wgmma_patterns as patterns
-from checker.probe.wgmma_ptx import PARAMS, TARGET, THREADS, generate, kernel_name
+from checker.probe.wgmma_ptx import TARGET, THREADS, generate, kernel_name
 
 
 def build(vs: list) -> dict:
@@ -55,7 +55,7 @@ def record(v, spec, built: tuple, out_dir: str, seed: int = 0, device=None) -> s
         from checker.probe.movement_gpu import launch
 
         image = cubin if cubin is not None else generate(v).encode()
-        got = launch(device, image, kernel_name(v), PARAMS, arrays,
+        got = launch(device, image, kernel_name(v), v.params, arrays,
                      {"d_out": (arrays["d_in"].shape, arrays["d_in"].dtype)}, ctas, THREADS)
         d_out = got["d_out"]
         source, note = "hardware", ("d_out came back from the device named here; it was filled with 0xFF bytes "

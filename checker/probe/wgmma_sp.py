@@ -93,9 +93,66 @@ class SparseVariant(WgmmaVariant):
         return wgmma_smem.descriptor(0, lbo, sbo, self.swizzle)
 
     def expand_a(self, a, arrays):
-        from checker.probe.wgmma_sp_model import decompress
-
         return decompress(self, a, arrays["meta"])
+
+
+def chunk_indices(v, words) -> list:
+    """(C, 128) sp-meta words -> the chunk indices of each CTA; a WgmmaModelError where a CTA's
+    words differ between threads or between 4-bit groups (placing them needs the metadata figure),
+    or name no meaningful indices (9.7.15.6.1: undefined behaviour)."""
+    from checker.probe.wgmma_model import WgmmaModelError
+
+    out = []
+    for c, w in enumerate(np.asarray(words, dtype=np.uint32)):
+        nibs = {(int(x) >> (4 * j)) & 15 for x in set(w.tolist()) for j in range(8)}
+        idx = indices_of(v.atype, nibs.pop()) if len(nibs) == 1 else None
+        if idx is None:
+            raise WgmmaModelError(f"CTA {c}: sp-meta is not one meaningful 4-bit group repeated in every thread "
+                                  f"({len(set(w.tolist()))} distinct words); which thread and bits describe which "
+                                  "chunk is drawn only (not transcribed), so the model cannot place it")
+        out.append(idx)
+    return out
+
+
+def expand_rows(v, compressed: np.ndarray, indices: tuple) -> np.ndarray:
+    """(K/2, N) rows -> (K, N): compressed row r at the logical row of A's column it multiplies."""
+    kc = compressed.shape[0]
+    out = np.zeros((2 * kc,) + compressed.shape[1:])
+    out[logical_columns(v.atype, kc)[indices]] = compressed
+    return out
+
+
+def decompress(v, a: np.ndarray, words) -> np.ndarray:
+    """(C, M, K/2) compressed A -> (C, M, K): each CTA's stored elements at the columns its metadata
+    names, zeros between (9.7.15.6.1)."""
+    out = np.zeros(a.shape[:-1] + (2 * a.shape[-1],))
+    for c, idx in enumerate(chunk_indices(v, words)):
+        out[c][:, logical_columns(v.atype, a.shape[-1])[idx]] = a[c]
+    return out
+
+
+class Joined:
+    """A sparse spec seen with the dense D it names: its A.sp fragments and the dense C/D ones."""
+
+    def __init__(self, sparse, dense):
+        self.sparse, self.dense = sparse, dense
+        self.m, self.k, self.shape = sparse.m, sparse.k, sparse.shape
+
+    def fragments(self) -> list:
+        return [f for f in self.sparse.fragments() if f.operand == "A"] + [
+            f for f in self.dense.fragments() if f.operand in ("C", "D")]
+
+
+_JOINED: dict = {}
+
+
+def joined(sparse, path: str):
+    """The Joined view of a sparse spec at `path`, one per spec (the model caches by its id)."""
+    from checker.spec.load import load_spec
+
+    if id(sparse) not in _JOINED:
+        _JOINED[id(sparse)] = (sparse, Joined(sparse, load_spec(d_spec_path(sparse, path))))
+    return _JOINED[id(sparse)][1]
 
 
 def d_spec_path(spec, path: str) -> str:
