@@ -46,7 +46,7 @@ def run(args, out, err) -> int:
                          f"{' '.join(args.dumps)}: nothing was checked")
     results, stats = crosscheck([s for s in specs if not is_movement(s[1])], files) if files else ([], None)
     moved, moved_stats = crosscheck_movement(specs, moving) if moving else ([], None)
-    wg, wg_stats = (crosscheck_wgmma([s for s in specs if s[1].family == "wgmma"], warpgroup) if warpgroup
+    wg, wg_stats = (crosscheck_wgmma([s for s in specs if s[1].family in ("wgmma", "wgmma.sp")], warpgroup) if warpgroup
                     else ([], None))
     if not any(r.subject for r in results + moved + wg) and not any(r.failed() for r in results + moved + wg):
         raise UsageError("no dump is of a variant of these specs: nothing was checked")

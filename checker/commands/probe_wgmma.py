@@ -23,6 +23,10 @@ def split(paths) -> tuple:
         spec = load_spec(path)
         if spec.family == "wgmma":
             found.extend(variants(spec, path.replace(os.sep, "/")))
+        elif spec.family == "wgmma.sp":
+            from checker.probe.wgmma_sp import variants as sparse_variants
+
+            found.extend(sparse_variants(spec, path.replace(os.sep, "/")))
         else:
             rest.append(path)
     return rest, found
@@ -36,7 +40,10 @@ def record_all(vs: list, where: str, seed: int, device=None) -> tuple:
 
     if device is not None and device.sm != 90:
         return [], [f"{len(vs)} wgmma variants (need sm_90a; the device is sm_{device.sm})"]
+    from checker.probe.wgmma_sp import joined
+
     specs = {p: load_spec(p) for p in dict.fromkeys(v.spec for v in vs)}
+    specs = {p: joined(s, p) if s.family == "wgmma.sp" else s for p, s in specs.items()}
     return run_all([(v, specs[v.spec]) for v in vs], where, seed, device), []
 
 
@@ -93,15 +100,17 @@ def render(rows: list, out) -> None:
             out.write(f"{r['spec']}: error: {r['kernel']} became {got}, not one {r['expected_sass']}\n")
     count = {k: sum(r["result"] == k for r in done) for k in ("assembled", "rejected")}
     per = {src: sum(r["a_source"] == src for r in done) for src in ("registers", "shared")}
+    sp = sum(".mma_async.sp." in r["instruction"] for r in done)
     out.write(f"sm_90a wgmma: {count['assembled']} assembled, {count['rejected']} rejected (A from registers "
-              f"{per['registers']}, from shared memory {per['shared']})\n")
+              f"{per['registers']}, from shared memory {per['shared']}" + (f"; {sp} sparse" if sp else "") + ")\n")
     kinds: dict = {}
     for r in done:
         for op in (r["sass"] or {}).get("opcodes", {}):
             if op.split(".")[0] in sass.WGMMA:
                 parts = op.split(".")
-                key = ".".join([parts[0], "64xNx" + parts[1].split("x")[-1]] + parts[2:])
-                kinds.setdefault(key, set()).add(int(parts[1].split("x")[1]))
+                at = 2 if parts[1] == "SP" else 1  # HGMMA.SP.64x8x32.F32: the shape after .SP
+                key = ".".join(parts[:at] + ["64xNx" + parts[at].split("x")[-1]] + parts[at + 1:])
+                kinds.setdefault(key, set()).add(int(parts[at].split("x")[1]))
     for key, ns in sorted(kinds.items()):
         out.write(f"  SASS {key}: N = {min(ns)}..{max(ns)} ({len(ns)} values)\n")
     if done and all(r["sass"] is None for r in done):

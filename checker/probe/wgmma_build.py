@@ -35,11 +35,15 @@ class Built:
 
     @property
     def sass_ok(self) -> bool | None:
-        """One warpgroup mma of the expected kind and nothing else; None where SASS was not read."""
+        """One warpgroup mma of the expected kind and nothing else, sparse (HGMMA.SP.64x8x32.F32) for
+        a sparse variant and dense otherwise; None where SASS was not read."""
         if self.sass is None:
             return None
         ops = self.wgmma_ops
-        return sum(ops.values()) == 1 and next(iter(ops)).split(".")[0] == self.expected
+        if sum(ops.values()) != 1:
+            return False
+        parts = next(iter(ops)).split(".")
+        return parts[0] == self.expected and (parts[1] == "SP") == self.variant.sparse
 
 
 def groups(vs) -> list:
@@ -52,7 +56,7 @@ def groups(vs) -> list:
 
 def build_group(vs: list, tool: str, disasm: str | None) -> list:
     v0 = vs[0]
-    name = f"wgmma_probe_{v0.k}_{v0.dtype}_{v0.atype}_{v0.btype}"
+    name = f"wgmma_probe_{'sp_' if v0.sparse else ''}{v0.k}_{v0.dtype}_{v0.atype}_{v0.btype}"
     ok, message, cubin = assemble(tool, module(vs, f"wgmma register-fragment probe: {name}"), TARGET[3:], name)
     if not ok:
         return [build_one(v, tool, disasm) for v in vs]

@@ -43,9 +43,11 @@ def fits(v, frag, d) -> str | None:
     regs = frag["D"].count
     want = {"a": ((v.a_bytes,), np.uint8) if v.a_shared else ((128, 4), np.uint32),
             "b": ((v.b_bytes,), np.uint8), "d_in": ((128, regs), np.uint32), "d_out": ((128, regs), np.uint32),
-            "scale_d": ((), np.uint32)}
+            "scale_d": ((), np.uint32)} | ({"meta": ((128,), np.uint32)} if v.sparse else {})
     for name, (shape, dtype) in want.items():
-        a = d.arrays[name]
+        a = d.arrays.get(name)
+        if a is None:
+            return f"arrays.{name} is missing: {v.id} takes it"
         if a.shape[1:] != shape or a.dtype != dtype:
             return (f"arrays.{name} is {list(a.shape)} {a.dtype}, but {v.id} takes [ctas"
                     + "".join(f", {x}" for x in shape) + f"] {np.dtype(dtype).name}")
@@ -211,13 +213,20 @@ def check_dump(v, spec, d) -> list:
 
 def crosscheck(specs: list, paths: list) -> tuple:
     """specs: [(path, Spec)] of wgmma specs; the wgmma dumps at `paths` -> (results, stats)."""
+    from checker.probe import wgmma_sp as sp
     from checker.probe.wgmma_ptx import variants
 
     known, by_spec = {}, {}
     for path, spec in specs:
-        for v in variants(spec, path.replace("\\", "/")):
-            known[v.id] = (v, spec)
-            by_spec.setdefault(spec.shape, path)
+        path = path.replace("\\", "/")
+        if spec.family == "wgmma.sp":  # the sparse A and the dense D its same_as names
+            view = sp.joined(spec, path)
+            pairs = [(v, view) for v in sp.variants(spec, path, d_spec=view.dense)]
+        else:
+            pairs = [(v, spec) for v in variants(spec, path)]
+        for v, s in pairs:
+            known[v.id] = (v, s)
+        by_spec.setdefault(spec.shape, path)
     results, seen, other = [], set(), 0
     for p in paths:
         try:
@@ -227,7 +236,7 @@ def crosscheck(specs: list, paths: list) -> tuple:
             continue
         hit = known.get(d.header["variant"])
         if hit is None or hit[0].instruction != d.header["instruction"]:
-            shape = "m64nNk" + d.header["variant"].split(".")[0].split("k")[-1]
+            shape = "m64nNk" + d.header["variant"].split(".")[0].split("k")[-1] + (".sp" if ".sp." in d.header["variant"] else "")
             if shape in by_spec:
                 results.append(Result(by_spec[shape], None, "predicts", REFUTED, location=f"{p}:1:1",
                                       subject=d.header["variant"],

@@ -117,11 +117,12 @@ def gather(g: Fragment, matrices: np.ndarray) -> np.ndarray:
     return matrices[:, g.cells[..., 0], g.cells[..., 1]]
 
 
-def shared_matrix(v, image: np.ndarray, type_: str, rows: int) -> np.ndarray:
+def shared_matrix(v, image: np.ndarray, type_: str, rows: int, operand: str = "a") -> np.ndarray:
     """(C, bytes) images -> (C, rows, K) values, read as the kernel's descriptor says: the
-    descriptor the kernel builds at SMEM_START, decoded field by field."""
-    fields = smem.decode(v.descriptor_high() | smem.encode(SMEM_START))
-    el = smem.gather(image, BITS[type_], rows, fields["swizzle"], fields["lbo"], fields["sbo"])
+    descriptor the kernel builds at SMEM_START, decoded field by field (B's K: 64 bytes sparse)."""
+    high, k_bytes = (v.b_descriptor_high(), v.b_k_bytes) if operand == "b" else (v.descriptor_high(), smem.K_BYTES)
+    fields = smem.decode(high | smem.encode(SMEM_START))
+    el = smem.gather(image, BITS[type_], rows, fields["swizzle"], fields["lbo"], fields["sbo"], k_bytes)
     return values(type_, el)
 
 
@@ -139,7 +140,8 @@ def predict(v, spec, arrays: dict) -> np.ndarray:
         a = shared_matrix(v, arrays["a"], v.atype, v.m)
     else:
         a = scatter(frag["A"], values(v.atype, unpack(frag["A"], arrays["a"])), v.m, k)
-    b = shared_matrix(v, arrays["b"], v.btype, v.n).swapaxes(-1, -2)  # the image's rows are N: (C, K, N)
+    a = v.expand_a(a, arrays)  # sparse: the compressed A at the columns its metadata names
+    b = shared_matrix(v, arrays["b"], v.btype, v.n, "b").swapaxes(-1, -2)  # the image's rows are N: (C, K, N)
     dg = frag["D"]
     c = scatter(dg, values(v.dtype, unpack(dg, arrays["d_in"])), v.m, v.n)
     for name, x in (("A", a), ("B", b), ("D in", c)):

@@ -126,7 +126,8 @@ def build(v, spec, seed: int = 0) -> tuple:
     frag = model.fragments(v, spec)
     dg = frag["D"]
     k, s = k_of(v), np.arange(slot_count(v))
-    ones, zeros_kn = np.ones(slot_count(v)), np.zeros((k, v.n))
+    kb = v.b_k_bytes * 8 // BITS[v.btype]  # B's K: twice A's (compressed) K for a sparse variant
+    ones, zeros_kn = np.ones(slot_count(v)), np.zeros((kb, v.n))
     coded = _coded_d(v, dg)
     ctas = [(ones, None, _column_sums(v), coded, 0)]
     ctas += [(slot_digit(v, s, d).astype(np.float64), None, _tiled_identity(v), coded, 0) for d in range(digits(v))]
@@ -136,11 +137,20 @@ def build(v, spec, seed: int = 0) -> tuple:
         lo, hi = _RANGE.get(v.atype, (-2, 2))
         a = rng.integers(lo, hi + 1, size=(v.m, k)).astype(np.float64)
         lo, hi = _RANGE.get(v.btype, (-2, 2))
-        b = rng.integers(lo, hi + 1, size=(k, v.n)).astype(np.float64)
+        b = rng.integers(lo, hi + 1, size=(kb, v.n)).astype(np.float64)
         c = rng.integers(-1000, 1001, size=(v.m, v.n)) if v.dtype == "s32" else rng.integers(-8, 9, size=(v.m, v.n))
         ctas.append((None, a, b, c[dg.cells[..., 0], dg.cells[..., 1]].astype(np.float64), 1))
+    extra = {}
+    if v.sparse:  # each CTA its own chunk indices; B's rows of A's (compressed) K moved to where they meet A
+        from checker.probe import wgmma_sp as sp
+
+        choices = list(sp.logical_columns(v.atype, k))
+        idx = [choices[c % len(choices)] for c in range(len(ctas))]
+        ctas = [(p, m, sp.expand_rows(v, kn, idx[c]) if kn.shape[0] != kb else kn, d, sd)
+                for c, (p, m, kn, d, sd) in enumerate(ctas)]
+        extra["meta"] = np.array([[sp.metadata_word(v.atype, i)] * THREADS for i in idx], dtype=np.uint32)
     arrays = {"a": np.stack([_a_image(v, frag, per, mat) for per, mat, _, _, _ in ctas]),
               "b": np.stack([_b_image(v, kn) for _, _, kn, _, _ in ctas]),
               "d_in": np.stack([model.pack(dg, model.bits_of(v.dtype, c)) for _, _, _, c, _ in ctas]),
-              "scale_d": np.array([sd for *_, sd in ctas], dtype=np.uint32)}
+              "scale_d": np.array([sd for *_, sd in ctas], dtype=np.uint32), **extra}
     return blocks(v), arrays

@@ -43,7 +43,7 @@ A_BYTES = 64 * K_BYTES
 PARAMS = ("a", "b", "d_in", "scale_d", "d_out")  # the kernel's .u64 parameters, in order
 
 # atype -> (btypes allowed with it, dtypes), from 9.7.15.5.2's syntax
-_RULES = {
+RULES = {
     "f16": (("f16",), ("f16", "f32")),
     "bf16": (("bf16",), ("f32",)),
     "tf32": (("tf32",), ("f32",)),
@@ -88,9 +88,23 @@ class WgmmaVariant:
     def d_registers(self) -> int:
         return self.n // 4 if self.dtype == "f16" else self.n // 2  # f16 D: two per .f16x2 register
 
+    # what a sparse variant (checker/probe/wgmma_sp.py) changes: its parameters, B's K extent and
+    # descriptor, the operands after b-desc, and A as the multiply sees it (decompressed)
+    sparse = False
+    params = PARAMS
+    b_k_bytes = K_BYTES
+    after_b = ""
+
+    def b_descriptor_high(self) -> int:
+        return self.descriptor_high()
+
+    def expand_a(self, a, arrays):
+        """(C, M, K) A as the kernel holds it -> A as the multiply uses it: the same, dense."""
+        return a
+
     @property
     def b_bytes(self) -> int:
-        return wgmma_smem.image_bytes(self.n, self.swizzle)
+        return wgmma_smem.image_bytes(self.n, self.swizzle, self.b_k_bytes)
 
     @property
     def a_bytes(self) -> int:
@@ -122,7 +136,7 @@ class WgmmaVariant:
 
 def kernel_name(v: WgmmaVariant) -> str:
     tail = "" if v.swizzle == "none" else f"_sw{v.swizzle[:-1]}"
-    return f"wgmma_probe_{v.shape}_{v.dtype}_{v.atype}_{v.btype}_{'as' if v.a_shared else 'ar'}{tail}"
+    return f"wgmma_probe_{'sp_' if v.sparse else ''}{v.shape}_{v.dtype}_{v.atype}_{v.btype}_{'as' if v.a_shared else 'ar'}{tail}"
 
 
 def variants(spec, path: str = "", a_shared=(False, True), swizzled: bool = True) -> list:
@@ -140,9 +154,9 @@ def variants(spec, path: str = "", a_shared=(False, True), swizzled: bool = True
                 d_at.setdefault(t, set()).add(n)
     out = []
     for atype in dict.fromkeys(a_types):
-        if atype not in _RULES:
+        if atype not in RULES:
             continue
-        btypes, dtypes = _RULES[atype]
+        btypes, dtypes = RULES[atype]
         for dtype in dtypes:
             for btype in btypes:
                 ns = sorted(n for n in d_at.get(dtype, ()) if n is not None)
@@ -180,14 +194,16 @@ def body(v: WgmmaVariant) -> list:
     sw = "no swizzle" if v.swizzle == "none" else f"{v.swizzle} swizzle"
     align = 1024 if v.swizzle != "none" else 128  # every swizzle pattern starts on its boundary
     lines = [f"// {v.instruction}: A from {v.a_source}, B K-major in shared memory ({sw})",
-             f".visible .entry {kernel_name(v)}(", ",\n".join(f"    .param .u64 p_{p}" for p in PARAMS), ")", "{",
+             f".visible .entry {kernel_name(v)}(", ",\n".join(f"    .param .u64 p_{p}" for p in v.params), ")", "{",
              f"    .shared .align {align} .b8 smem_b[{v.b_bytes}];"]
     if v.a_shared:
         lines.append(f"    .shared .align {align} .b8 smem_a[{v.a_bytes}];")
     lines += ["    .reg .pred %p<2>;", "    .reg .b32 %r<12>, %a<4>;", f"    .reg .{dreg} %d<{regs}>;",
               "    .reg .b64 %rd<8>, %pa, %pb, %pdi, %ps, %pdo, %descA, %descB;"]
-    for p in PARAMS:
-        short = {"a": "pa", "b": "pb", "d_in": "pdi", "scale_d": "ps", "d_out": "pdo"}[p]
+    if "meta" in v.params:
+        lines += ["    .reg .b32 %meta;", "    .reg .b64 %pm;"]
+    for p in v.params:
+        short = {"a": "pa", "b": "pb", "d_in": "pdi", "scale_d": "ps", "d_out": "pdo", "meta": "pm"}[p]
         lines += [f"    ld.param.u64 %{short}, [p_{p}];", f"    cvta.to.global.u64 %{short}, %{short};"]
     lines += ["    mov.u32 %r0, %ctaid.x;", "    mov.u32 %r1, %tid.x;", f"    mad.lo.u32 %r2, %r0, {THREADS}, %r1;",
               f"    mul.wide.u32 %rd0, %r0, {v.b_bytes};", "    add.u64 %pb, %pb, %rd0;"]
@@ -204,12 +220,14 @@ def body(v: WgmmaVariant) -> list:
     lines += [f"    ld.global.{dreg} %d{j}, [%rd1+{4 * j}];" for j in range(regs)]
     lines += ["    mul.wide.u32 %rd0, %r0, 4;", "    add.u64 %rd1, %ps, %rd0;", "    ld.global.u32 %r11, [%rd1];",
               "    setp.ne.u32 %p1, %r11, 0;"]
-    lines += _descriptor("descB", "smem_b", v.descriptor_high())
+    if "meta" in v.params:  # sp-meta: one .b32 per thread
+        lines += ["    mul.wide.u32 %rd0, %r2, 4;", "    add.u64 %rd1, %pm, %rd0;", "    ld.global.b32 %meta, [%rd1];"]
+    lines += _descriptor("descB", "smem_b", v.b_descriptor_high())
     if v.a_shared:
         lines += _descriptor("descA", "smem_a", v.descriptor_high())
     a = "%descA" if v.a_shared else "{%a0, %a1, %a2, %a3}"
     d = "{" + ", ".join(f"%d{j}" for j in range(regs)) + "}"
-    lines += ["    wgmma.fence.sync.aligned;", f"    {v.instruction} {d}, {a}, %descB, %p1{v.immediates()};",
+    lines += ["    wgmma.fence.sync.aligned;", f"    {v.instruction} {d}, {a}, %descB{v.after_b}, %p1{v.immediates()};",
               "    wgmma.commit_group.sync.aligned;", "    wgmma.wait_group.sync.aligned 0;"]
     lines += [f"    st.global.{dreg} [%rd4+{4 * j}], %d{j};" for j in range(regs)]
     return lines + ["    ret;", "}", ""]

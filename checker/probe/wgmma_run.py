@@ -10,7 +10,7 @@ from checker.errors import CheckerError, UsageError
 from checker.probe import wgmma_dump as dumps
 from checker.probe import wgmma_model as model
 from checker.probe import wgmma_patterns as patterns
-from checker.probe.wgmma_ptx import PARAMS, TARGET, THREADS, generate, kernel_name
+from checker.probe.wgmma_ptx import TARGET, THREADS, generate, kernel_name
 
 
 def build(vs: list) -> dict:
@@ -55,7 +55,7 @@ def record(v, spec, built: tuple, out_dir: str, seed: int = 0, device=None) -> s
         from checker.probe.movement_gpu import launch
 
         image = cubin if cubin is not None else generate(v).encode()
-        got = launch(device, image, kernel_name(v), PARAMS, arrays,
+        got = launch(device, image, kernel_name(v), v.params, arrays,
                      {"d_out": (arrays["d_in"].shape, arrays["d_in"].dtype)}, ctas, THREADS)
         d_out = got["d_out"]
         source, note = "hardware", ("d_out came back from the device named here; it was filled with 0xFF bytes "
@@ -86,18 +86,24 @@ SAMPLE = (("specs/m64nNk8.yaml", 8, "f32", "tf32", "tf32", False, "none"),
           ("specs/m64nNk32.yaml", 8, "f16", "e5m2", "e4m3", True, "32B"),
           ("specs/m64nNk32.yaml", 256, "s32", "s8", "u8", True, "64B"),
           ("specs/m64nNk256.yaml", 8, "s32", "b1", "b1", False, "none"))
+# and two sparse ones (wgmma.mma_async.sp): the compressed A from registers and from shared memory
+SAMPLE_SP = (("specs/m64nNk32.sp.yaml", 8, "f32", "f16", "f16", False, "none"),
+             ("specs/m64nNk16.sp.yaml", 256, "f32", "tf32", "tf32", True, "none"))
 
 
 def sample() -> list:
-    """[(variant, spec)] of SAMPLE."""
+    """[(variant, spec)] of SAMPLE and SAMPLE_SP (a sparse variant's spec: its Joined view)."""
+    from checker.probe import wgmma_sp
     from checker.probe.wgmma_ptx import variants
     from checker.spec.load import load_spec
 
     out = []
-    for path in dict.fromkeys(p[0] for p in SAMPLE):
+    for path in dict.fromkeys(p[0] for p in SAMPLE + SAMPLE_SP):
         spec = load_spec(path)
-        out += [(v, spec) for v in variants(spec, path)
-                if (v.spec, v.n, v.dtype, v.atype, v.btype, v.a_shared, v.swizzle) in SAMPLE]
+        sparse = spec.family == "wgmma.sp"
+        view = wgmma_sp.joined(spec, path) if sparse else spec
+        out += [(v, view) for v in (wgmma_sp.variants(spec, path) if sparse else variants(spec, path))
+                if (v.spec, v.n, v.dtype, v.atype, v.btype, v.a_shared, v.swizzle) in SAMPLE + SAMPLE_SP]
     return out
 
 

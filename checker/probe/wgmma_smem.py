@@ -102,24 +102,25 @@ def decode(desc: int) -> dict:
             "base_offset": desc >> 49 & 7, "swizzle": modes[desc >> 62 & 3]}
 
 
-def strides(mode: str) -> tuple:
-    """(LBO, SBO) in bytes of the probe's dense K-major images of 32 bytes of K: no swizzle, the two
-    core matrices along K 128 bytes apart and the next 8 rows 256 bytes on; swizzled, LBO is "not used,
-    assumed to be 1" (encoded 1: 16 bytes) and the next 8 rows follow the atom (8 rows of w chunks)."""
+def strides(mode: str, k_bytes: int = K_BYTES) -> tuple:
+    """(LBO, SBO) in bytes of the probe's dense K-major images of `k_bytes` of K (32; a sparse wgmma's B
+    64): no swizzle, the core matrices along K 128 bytes apart and the next 8 rows 8 x k_bytes on;
+    swizzled, LBO is "not used, assumed to be 1" (encoded 1: 16 bytes) and the next 8 rows follow the
+    atom (8 rows of w chunks)."""
     if mode == "none":
-        return 128, 256
+        return 128, 8 * k_bytes
     return 16, 8 * 16 * chunks(mode)
 
 
-def image_bytes(rows: int, mode: str) -> int:
-    """Bytes of a K-major image of `rows` rows (a multiple of 8) and 32 bytes of K."""
-    return rows * (K_BYTES if mode == "none" else 16 * chunks(mode))
+def image_bytes(rows: int, mode: str, k_bytes: int = K_BYTES) -> int:
+    """Bytes of a K-major image of `rows` rows (a multiple of 8) and `k_bytes` of K."""
+    return rows * (k_bytes if mode == "none" else 16 * chunks(mode))
 
 
-def offsets(bits: int, rows: int, mode: str) -> tuple:
+def offsets(bits: int, rows: int, mode: str, k_bytes: int = K_BYTES) -> tuple:
     """(byte, bit) arrays (rows, K) of every element of the probe's image of a rows x K matrix."""
-    k = K_BYTES * 8 // bits
-    lbo, sbo = strides(mode)
+    k = k_bytes * 8 // bits
+    lbo, sbo = strides(mode, k_bytes)
     r, kk = np.meshgrid(np.arange(rows), np.arange(k), indexing="ij")
     return k_major(bits, r, kk, mode, lbo, sbo)
 
@@ -128,9 +129,9 @@ def place(elements: np.ndarray, bits: int, mode: str, decoy: int) -> np.ndarray:
     """(..., rows, K) element bit patterns -> (..., image bytes) uint8 images; bytes no element
     uses hold `decoy`, so a read outside the layout shows in D."""
     el = np.asarray(elements, dtype=np.uint64) & np.uint64((1 << bits) - 1)
-    rows = el.shape[-2]
-    byte, _ = offsets(bits, rows, mode)
-    out = np.full(el.shape[:-2] + (image_bytes(rows, mode),), decoy, dtype=np.uint8)
+    rows, k_bytes = el.shape[-2], el.shape[-1] * bits // 8
+    byte, _ = offsets(bits, rows, mode, k_bytes)
+    out = np.full(el.shape[:-2] + (image_bytes(rows, mode, k_bytes),), decoy, dtype=np.uint8)
     if bits < 8:  # sub-byte elements: k, k+1, ... fill one byte from its low bits up
         per = 8 // bits
         grouped = el.reshape(el.shape[:-1] + (el.shape[-1] // per, per))
@@ -142,11 +143,12 @@ def place(elements: np.ndarray, bits: int, mode: str, decoy: int) -> np.ndarray:
     return out
 
 
-def gather(image: np.ndarray, bits: int, rows: int, mode: str, lbo: int, sbo: int) -> np.ndarray:
+def gather(image: np.ndarray, bits: int, rows: int, mode: str, lbo: int, sbo: int,
+           k_bytes: int = K_BYTES) -> np.ndarray:
     """(..., image bytes) uint8 -> (..., rows, K) element bit patterns, read with the layout the
     (decoded) descriptor names; a byte beyond the image reads as 0."""
     img = np.asarray(image, dtype=np.uint8)
-    k = K_BYTES * 8 // bits
+    k = k_bytes * 8 // bits
     r, kk = np.meshgrid(np.arange(rows), np.arange(k), indexing="ij")
     byte, bit = k_major(bits, r, kk, mode, lbo, sbo)
     size = img.shape[-1]

@@ -16,8 +16,9 @@ from checker.probe import wgmma_dump, wgmma_model, wgmma_patterns, wgmma_run
 from checker.probe import wgmma_ptx as wx
 from checker.spec.load import load_spec
 
-SPECS = ["specs/m64nNk8.yaml", "specs/m64nNk16.yaml", "specs/m64nNk32.yaml", "specs/m64nNk256.yaml"]
-PICK = wgmma_run.SAMPLE
+SPECS = ["specs/m64nNk8.yaml", "specs/m64nNk16.yaml", "specs/m64nNk32.yaml", "specs/m64nNk256.yaml",
+         "specs/m64nNk16.sp.yaml", "specs/m64nNk32.sp.yaml"]
+PICK = wgmma_run.SAMPLE + wgmma_run.SAMPLE_SP
 
 
 def run(*args):
