@@ -86,9 +86,10 @@ def render(files: list, jobs: int, dumps: str | None, timings: dict | None):
 
 
 def _wgmma_kernels(files: list) -> dict:
-    """The probe's wgmma kernels of the specs given (checker/probe/wgmma_ptx.py), counted per
-    ("wgmma-kernels", K, A type, D type, N) for the ISA coverage rows (checker/report/isa_wgmma.py)."""
-    from checker.probe.wgmma_ptx import variants
+    """The probe's wgmma kernels of the specs given (checker/probe/wgmma_ptx.py, and wgmma_sp.py for
+    the sparse ones), counted per ("wgmma-kernels", K, A type, D type, N) and, for the sparse ones,
+    ("wgmma-sp-kernels", ...) for the ISA coverage rows (checker/report/isa_wgmma.py)."""
+    from checker.probe import wgmma_ptx, wgmma_sp
     from checker.spec.load import load_spec
     from checker.errors import SpecError
 
@@ -98,10 +99,16 @@ def _wgmma_kernels(files: list) -> dict:
             spec = load_spec(path)
         except (SpecError, OSError):
             continue  # the report shows why it does not load
-        if getattr(spec, "family", None) != "wgmma":
+        family = getattr(spec, "family", None)
+        if family not in ("wgmma", "wgmma.sp"):
             continue
-        for v in variants(spec, path):
-            key = ("wgmma-kernels", v.k, v.atype, v.dtype, v.n)
+        try:
+            found = wgmma_ptx.variants(spec, path) if family == "wgmma" else wgmma_sp.variants(spec, path)
+        except (SpecError, OSError):
+            continue  # a sparse spec whose dense D is missing: no kernels to count
+        tag = "wgmma-kernels" if family == "wgmma" else "wgmma-sp-kernels"
+        for v in found:
+            key = (tag, v.k, v.atype, v.dtype, v.n)
             out[key] = out.get(key, 0) + 1
     return out
 

@@ -95,9 +95,10 @@ def rows(spec_views, hardware: dict) -> list:
                     covered[t], proved[t] = len(want), len(want) * all(fv.passed for _, fv in hits)
                 else:
                     covered[t], proved[t] = len(hits), sum(bool(fv.passed) for _, fv in hits)
-            kernels = sum(c for key, c in hardware.items() if len(key) == 5 and key[0] == "wgmma-kernels"
+            tag = "wgmma-sp-kernels" if sparse else "wgmma-kernels"
+            kernels = sum(c for key, c in hardware.items() if len(key) == 5 and key[0] == tag
                           and key[1] == k and key[2] in entry["atypes"] and key[3] in entry["dtypes"]
-                          and key[4] in want and not sparse and key[2 if operand == "A" else 3] in types)
+                          and key[4] in want and key[2 if operand == "A" else 3] in types)
             out.append(Row(instruction, f"m64nNk{k}", want, operand, list(types), specified, covered, proved,
                            kernels, PTX[sparse]))
     return out
@@ -120,7 +121,7 @@ def blocks(wgmma_rows: list) -> list:
     for r in wgmma_rows:
         table.append([f"`{r.instruction}`", r.shape, ns_text(r.ns), r.operand, ", ".join(f".{t}" for t in r.types),
                       specified(r), per_type(r.covered), per_type(r.proved) if r.specified else "—",
-                      str(r.kernels) if not r.instruction.endswith(".sp") else "—", r.ptx, TARGET])
+                      str(r.kernels), r.ptx, TARGET])
     forms = [(r, t, n) for r in wgmma_rows for t in r.types for n in r.ns]
     return [
         Heading(2, "wgmma (warpgroup mma)", "wgmma"),
@@ -133,7 +134,8 @@ def blocks(wgmma_rows: list) -> list:
              "the kernels `checker probe --compile-only --arch sm_90a` builds and assembles for the form (A from "
              "registers and from shared memory, every B type the syntax allows; see docs/probe.md). For the sparse "
              "forms, A is the compressed register A of 9.7.15.6.2 and D the dense D its spec says it is the same "
-             "as; the probe has no sparse kernels yet."),
+             "as; the probe's sparse kernels are built at the smallest and the largest N (the sparse part, A and "
+             "its metadata, is the same at every N; D is probed at every N by the dense kernels)."),
         Table(["forms (shape, N, operand, type)", "count"],
               [["defined by the document", str(len(forms))],
                ["specified", str(sum(r.covered.get(t, 0) for r in wgmma_rows for t in r.types))],
