@@ -67,9 +67,14 @@ def folder(path: str, option: str) -> str:
 
 def write_text(path: str, text: str, option: str) -> None:
     """Write `text` to the file `path`; what the system refuses is a UsageError."""
+    write_bytes(path, text.encode("utf-8"), option)
+
+
+def write_bytes(path: str, data: bytes, option: str) -> None:
+    """Write `data` to the file `path`; what the system refuses is a UsageError."""
     try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with open(path, "wb") as fh:
+            fh.write(data)
     except OSError as exc:
         _fail(option, path, f"cannot be written ({_why(exc)})")
 

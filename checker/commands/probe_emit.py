@@ -59,11 +59,12 @@ def emit(args, out, mma_paths: list | None = None, moving: dict | None = None, w
         geo = geometries(v)
         imgs = dict(imgs, D=execute(v, imgs["A"], imgs["B"], imgs["C"], geo))
         files = {"ptx": f"{name}.ptx"}
-        _write(os.path.join(where, files["ptx"]), generate(v, sm).encode())
+        outputs.write_text(os.path.join(where, files["ptx"]), generate(v, sm), "--emit-ptx")
         for op in "ABCD":
             files[op] = f"{name}.{op}.bin" if op != "D" else f"{name}.D.expected.bin"
             dtype = np.dtype("<u4" if geo[op].reg_bits == 32 else "<u8")
-            _write(os.path.join(where, files[op]), np.ascontiguousarray(imgs[op].astype(dtype)).tobytes())
+            image = np.ascontiguousarray(imgs[op].astype(dtype)).tobytes()
+            outputs.write_bytes(os.path.join(where, files[op]), image, "--emit-ptx")
         manifest.append({
             "instruction": v.instruction, "variant": v.id, "spec": path.replace(os.sep, "/"), "kernel": name,
             "ptx": files["ptx"], "target": f"sm_{sm}", "warps": int(len(imgs["A"])),
@@ -88,8 +89,9 @@ def emit(args, out, mma_paths: list | None = None, moving: dict | None = None, w
     command = " ".join(["checker probe", *args.paths, "--emit-ptx", args.emit_ptx]
                        + (["--arch", args.arch] if args.arch else []) + (["--seed", str(args.seed)] if args.seed else []))
     if manifest:
-        _write(os.path.join(where, "manifest.json"), (json.dumps(manifest, indent=1) + "\n").encode())
-        _write(os.path.join(where, "README.md"), README.format(command=command, ptx=PTX_VERSION).encode())
+        outputs.write_text(os.path.join(where, "manifest.json"), json.dumps(manifest, indent=1) + "\n", "--emit-ptx")
+        outputs.write_text(os.path.join(where, "README.md"), README.format(command=command, ptx=PTX_VERSION),
+                           "--emit-ptx")
     if args.format == "json":
         json.dump({"folder": where, "kernels": [m["kernel"] for m in manifest + moved + wg], "skipped": skipped}, out,
                   indent=1)
@@ -110,10 +112,3 @@ def emit(args, out, mma_paths: list | None = None, moving: dict | None = None, w
                       f"{where}; how to run them: {os.path.join(where, 'README-movement.md')}\n")
     return 0
 
-
-def _write(path: str, data: bytes) -> None:
-    try:
-        with open(path, "wb") as fh:
-            fh.write(data)
-    except OSError as exc:
-        raise UsageError(f"--emit-ptx {path}: cannot be written ({(exc.strerror or str(exc)).lower()})") from None

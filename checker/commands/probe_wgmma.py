@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from checker.errors import UsageError
+from checker import outputs
 
 
 def split(paths) -> tuple:
@@ -124,7 +124,7 @@ def emit(vs: list, where: str) -> list:
     manifest = []
     for v in vs:
         name = wx.kernel_name(v)
-        _write(os.path.join(where, name + ".ptx"), wx.generate(v))
+        outputs.write_text(os.path.join(where, name + ".ptx"), wx.generate(v), "--emit-ptx")
         manifest.append({"instruction": v.instruction, "spec": v.spec, "kernel": name, "ptx": name + ".ptx",
                          "target": wx.TARGET, "ptx_version": v.ptx_version, "a_source": v.a_source,
                          "threads": wx.THREADS, "parameters": list(wx.PARAMS), "d_registers": v.d_registers,
@@ -132,7 +132,8 @@ def emit(vs: list, where: str) -> list:
                          "descriptor": _descriptor(v),
                          "warps": wx.THREADS // 32})
     if manifest:
-        _write(os.path.join(where, "wgmma-manifest.json"), json.dumps(manifest, indent=1) + "\n")
+        outputs.write_text(os.path.join(where, "wgmma-manifest.json"), json.dumps(manifest, indent=1) + "\n",
+                           "--emit-ptx")
     return manifest
 
 
@@ -142,10 +143,3 @@ def _descriptor(v) -> dict:
     lbo, sbo = strides(v.swizzle)
     return {"swizzle": v.swizzle, "lbo_bytes": lbo, "sbo_bytes": sbo, "high_bits": f"0x{v.descriptor_high():016x}"}
 
-
-def _write(path: str, text: str) -> None:
-    try:
-        with open(path, "w") as fh:
-            fh.write(text)
-    except OSError as exc:
-        raise UsageError(f"--emit-ptx {path}: cannot be written ({(exc.strerror or str(exc)).lower()})") from None

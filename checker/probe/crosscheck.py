@@ -15,10 +15,10 @@ import time
 
 import numpy as np
 
-from checker.errors import SpecError
 from checker.formula.evaluate import at
 from checker.probe import dump as dumps
 from checker.probe import identify
+from checker.probe.findings import readable
 from checker.results import PROVED, REFUTED, SPEC_ERROR, Result
 from checker.semantics.execute import execute, geometries, shapes
 from checker.semantics.registers import ModelError
@@ -172,12 +172,7 @@ def crosscheck(specs: list, dump_paths: list) -> tuple:
         for v in variants(spec):
             by_instruction[v.instruction] = (path, v)
     results, seen, other = [], set(), 0
-    for p in dump_paths:
-        try:
-            d = dumps.read(p)
-        except SpecError as exc:
-            results.append(Result(p, None, "dump", SPEC_ERROR, location=str(exc.span), message=exc.message))
-            continue
+    for p, d in readable(dump_paths, dumps.read, results):
         instr = d.header["instruction"]
         if instr not in by_instruction:
             if d.header["shape"] in shapes_given:

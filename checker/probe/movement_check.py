@@ -15,9 +15,9 @@ import time
 
 import numpy as np
 
-from checker.errors import SpecError
 from checker.probe import movement_dump as dumps
 from checker.probe.crosscheck import where
+from checker.probe.findings import readable
 from checker.probe import movement_model as model
 from checker.probe.movement_forms import IMAGE_BYTES, ROW_BYTES, SLOTS
 from checker.results import PROVED, REFUTED, SPEC_ERROR, Result
@@ -238,12 +238,7 @@ def check_dump(subject, d) -> list:
 def crosscheck(subjects: dict, paths: list) -> tuple:
     """subjects: instruction -> Form or Chain. -> (results, stats)."""
     results, seen, other, unpredicted = [], set(), 0, []
-    for p in paths:
-        try:
-            d = dumps.read(p)
-        except SpecError as exc:
-            results.append(Result(p, None, "dump", SPEC_ERROR, location=str(exc.span), message=exc.message))
-            continue
+    for p, d in readable(paths, dumps.read, results):
         subject = subjects.get(d.header["instruction"])
         if subject is None:
             other += 1

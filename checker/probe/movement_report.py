@@ -4,29 +4,24 @@ from __future__ import annotations
 
 import os
 
-from checker.probe.findings import by_subject, error_lines
-from checker.results import PROVED
+from checker.probe.findings import by_subject, error_lines, synthetic_only, verdict_lines
 
 
 def render_text(results: list, stats: dict) -> str:
     lines = error_lines(results)
     groups = by_subject(results)
-    agree = 0
-    for (subject, source), rs in sorted(groups.items()):
-        ok = all(r.verdict == PROVED for r in rs)
-        agree += ok
+    def agreed(rs):
+        bits = "in the values' bits" if any(r.detail.get("masked") for r in rs) else "bit for bit"
+        where = ", every element where the reading puts it" if any(r.property == "identifies" for r in rs) else ""
         warps = next((r.detail.get("warps") for r in rs if r.detail.get("warps")), None)
-        lines.append(f"{'agrees' if ok else 'DISAGREES':9s} {subject:48s} {source or '-':9s} "
-                     + (f"{warps} warps " + ("in the values' bits" if any(r.detail.get("masked") for r in rs)
-                                             else "bit for bit") + (", every element where the reading puts it"
-                                                        if any(r.property == "identifies" for r in rs) else "")
-                        if ok else "fails " + ", ".join(r.property for r in rs if r.verdict != PROVED)))
+        return f"{warps} warps {bits}{where}"
+
+    found, agree = verdict_lines(groups, 48, agreed)
+    lines += found
     lines += [f"not predicted: {u}" for u in stats["unpredicted"]]
     if stats["without_dump"]:
         lines.append(f"{len(stats['without_dump'])} ldmatrix / stmatrix / movmatrix forms of these specs have no dump")
-    if stats["synthetic"] and not stats["hardware"]:
-        lines.append("every movement dump checked is SYNTHETIC (computed by the reference model): this tests the "
-                     "crosscheck, not the hardware")
+    lines += synthetic_only(stats, "movement")
     malformed = sum(r.property == "dump" for r in results)
     lines.append(f"{stats['dumps']} movement dumps ({stats['hardware']} hardware, {stats['synthetic']} synthetic, "
                  f"{stats['other_specs']} of other specs, {len(stats['unpredicted'])} not predicted): {agree} agree, "

@@ -19,12 +19,11 @@ import time
 
 import numpy as np
 
-from checker.errors import SpecError
 from checker.probe import wgmma_dump as dumps
 from checker.probe import wgmma_model as model
 from checker.probe import wgmma_patterns as patterns
 from checker.probe.crosscheck import where
-from checker.probe.findings import by_subject, error_lines
+from checker.probe.findings import by_subject, error_lines, readable, synthetic_only, verdict_lines
 from checker.results import PROVED, REFUTED, SPEC_ERROR, Result
 
 SYNTHETIC_TAG = "[synthetic dump: reference model, not hardware] "
@@ -228,12 +227,7 @@ def crosscheck(specs: list, paths: list) -> tuple:
             known[v.id] = (v, s)
         by_spec.setdefault(spec.shape, path)
     results, seen, other = [], set(), 0
-    for p in paths:
-        try:
-            d = dumps.read(p)
-        except SpecError as exc:
-            results.append(Result(p, None, "dump", SPEC_ERROR, location=str(exc.span), message=exc.message))
-            continue
+    for p, d in readable(paths, dumps.read, results):
         hit = known.get(d.header["variant"])
         if hit is None or hit[0].instruction != d.header["instruction"]:
             shape = "m64nNk" + d.header["variant"].split(".")[0].split("k")[-1] + (".sp" if ".sp." in d.header["variant"] else "")
@@ -259,19 +253,15 @@ def crosscheck(specs: list, paths: list) -> tuple:
 def render_text(results: list, stats: dict, seconds: float) -> str:
     lines = error_lines(results)
     groups = by_subject(results)
-    agree = 0
-    for (subject, source), rs in sorted(groups.items()):
-        ok = all(r.verdict == PROVED for r in rs)
-        agree += ok
+    def agreed(rs):
         ctas = next((r.detail.get("ctas") for r in rs if r.detail.get("ctas")), None)
-        lines.append(f"{'agrees' if ok else 'DISAGREES':9s} {subject:52s} {source or '-':9s} "
-                     + (f"{ctas} CTAs bit for bit, every A and D element where the spec puts it" if ok
-                        else "fails " + ", ".join(r.property for r in rs if r.verdict != PROVED)))
+        return f"{ctas} CTAs bit for bit, every A and D element where the spec puts it"
+
+    found, agree = verdict_lines(groups, 52, agreed)
+    lines += found
     if stats["without_dump"]:
         lines.append(f"{len(stats['without_dump'])} wgmma variants of these specs have no dump")
-    if stats["synthetic"] and not stats["hardware"]:
-        lines.append("every wgmma dump checked is SYNTHETIC (computed by the reference model): this tests the "
-                     "crosscheck, not the hardware")
+    lines += synthetic_only(stats, "wgmma")
     malformed_ = sum(r.property == "dump" for r in results)
     lines.append(f"{stats['dumps']} wgmma dumps ({stats['hardware']} hardware, {stats['synthetic']} synthetic, "
                  f"{stats['other_specs']} of other specs): {agree} agree, {len(groups) - agree} disagree, "
