@@ -34,7 +34,6 @@ from checker.loading import load, load_error
 from checker.properties.instances import family
 from checker.results import PROVED, REFUTED, Result
 from checker.spec.reading import materialize
-from checker.spec.yamlload import MAX_BYTES
 from checker.source import plain
 from checker.theorems.equation import Equation, Side
 from checker.theorems.relations import locate
@@ -117,7 +116,7 @@ class Beside:
                 path = os.path.join(os.path.dirname(self.spec.path), f"{shape}.yaml")
                 self.specs[shape] = None
                 if recording.isfile(path):  # recorded: the theorem rests on the file being there
-                    other, errors = _load(path)
+                    other, errors = load(path)  # once per process per bytes (checker/loading.py)
                     self.specs[shape] = other
                     self.errors += [e for e in errors or () if e not in self.errors]
             other = self.specs[shape]
@@ -129,19 +128,6 @@ class Beside:
         except SpecError as exc:
             self.errors.append(load_error(other.path, exc))
             return None
-
-
-_SPECS: dict = {}  # path -> (its bytes, (spec, errors)): each spec beside is loaded once per process
-
-
-def _load(path):
-    """The spec at `path`, loaded again only where its bytes changed; read (and so recorded for
-    the result cache) every time."""
-    data = recording.read_regular(path, MAX_BYTES)
-    hit = _SPECS.get(path)
-    if hit is None or hit[0] != data:
-        hit = _SPECS[path] = (data, load(path))
-    return hit[1]
 
 
 def side(name, reading, at, element, lane=None, row=None, col=None) -> Side:
