@@ -95,6 +95,7 @@ def load_fragment(path, fid):
     spec = load_spec(spec_files([path])[0])
     frag = spec.fragment(fid)
     if frag is None:
-        ids = ", ".join(f.id for f in spec.fragments())
-        raise UsageError(f"{path} has no fragment {fid!r}; it has {ids}")
+        from checker.spec.lookup import unknown
+
+        raise UsageError(unknown(spec, path, fid))
     return spec, frag

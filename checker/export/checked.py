@@ -23,7 +23,9 @@ def fragment(spec_path: str, fid: str):
     spec = load_spec(spec_path)
     frag = spec.fragment(fid)
     if frag is None:
-        raise UsageError(f"{spec_path} has no fragment {fid!r}; it has {', '.join(f.id for f in spec.fragments())}")
+        from checker.spec.lookup import unknown
+
+        raise UsageError(unknown(spec, spec_path, fid))
     reading = materialize(frag)
     if reading.layout is None:  # pragma: no cover - the reading always parses when the spec loads
         raise CheckerError(f"{frag.span}: {fid} has no formula to export")

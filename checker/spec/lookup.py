@@ -1,0 +1,88 @@
+"""What to say when a fragment id typed on a command line names no fragment of a spec.
+
+A wgmma spec has one fragment per value of N (`D.float[N=8]` .. `D.float[N=256]`): listing them
+all buries the answer, and the id a kernel engineer types first is the one without the value, or
+the type's name (`D.f32`) rather than the document's fragment name (`D.float`). So the message
+names the likeliest meant ids first, and the rest in one line, each fragment's instances once.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+
+_INSTANCE = re.compile(r"^(?P<base>.*?)(?P<params>(\[[A-Za-z]+=-?\d+\])+)$")
+
+
+def _base(fid: str) -> tuple:
+    """(id without its parameter values, ((name, value), ...))."""
+    m = _INSTANCE.match(fid)
+    if m is None:
+        return fid, ()
+    params = tuple((k, int(v)) for k, v in re.findall(r"\[([A-Za-z]+)=(-?\d+)\]", m["params"]))
+    return m["base"], params
+
+
+def _values(values: list) -> str:
+    """8, 16, ..., 256 for an arithmetic run of at least four; the values otherwise."""
+    values = sorted(set(values))
+    steps = {b - a for a, b in zip(values, values[1:])}
+    if len(values) >= 4 and len(steps) == 1:
+        return f"{values[0]}, {values[1]}, ..., {values[-1]}"
+    return ", ".join(map(str, values))
+
+
+def _grouped(spec) -> dict:
+    """base id -> {parameter name: [values]} ({} for a fragment without a parameter), in spec order."""
+    out: dict = {}
+    for f in spec.fragments():
+        base, params = _base(f.id)
+        entry = out.setdefault(base, {})
+        for name, value in params:
+            entry.setdefault(name, []).append(value)
+    return out
+
+
+def _example(base: str, params: dict) -> str:
+    """One instance's id, at a round value of each parameter: the largest power of two up to
+    the middle one (N = 128 of 8..256), the smallest where none is."""
+    parts = []
+    for name, values in params.items():
+        values = sorted(values)
+        round_ = [v for v in values if v > 0 and v & (v - 1) == 0 and v <= values[len(values) // 2]]
+        parts.append(f"[{name}={round_[-1] if round_ else values[0]}]")
+    return base + "".join(parts)
+
+
+def _shown(base: str, params: dict) -> str:
+    if not params:
+        return base
+    return base + "".join(f"[{name}=...]" for name in params) + " (" + "; ".join(
+        f"{name} = {_values(values)}" for name, values in params.items()) + ")"
+
+
+def unknown(spec, path: str, fid: str) -> str:
+    """The message for a fragment id `fid` that no fragment of `spec` (read from `path`) has."""
+    groups = _grouped(spec)
+    base, typed = _base(fid)
+    hints = []
+    if base in groups and groups[base]:
+        # the fragment exists, per parameter value: the value is missing or not one it has
+        what = (f"{base} has no instance at {', '.join(f'{k}={v}' for k, v in typed)}" if typed
+                else f"{base} is one fragment per value of {', '.join(groups[base])}")
+        hints.append(f"{what}; name one, as in '{_example(base, groups[base])}'")
+    else:
+        operand, _, kind = base.partition(".")
+        # `D.f32`: the type's name, where the document names the fragment after a family of types
+        holders = [b for b in groups if kind and b.split(".")[0] == operand
+                   and any(kind in row.types for f in spec.fragments() if _base(f.id)[0] == b for row in f.table)]
+        if holders:
+            hints.append(f".{kind} is held by {' and '.join(holders)}" + "".join(
+                f"; name a value of {', '.join(groups[b])}, as in '{_example(b, groups[b])}'"
+                for b in holders[:1] if groups[b]))
+        else:
+            close = difflib.get_close_matches(base, list(groups), n=1, cutoff=0.6)
+            if close:
+                hints.append(f"did you mean {_example(close[0], groups[close[0]])!r}?")
+    listed = ", ".join(_shown(b, params) for b, params in groups.items())
+    return f"{path} has no fragment {fid!r}. " + "".join(f"{h[0].upper()}{h[1:]}{'' if h.endswith('?') else '.'} "
+                                                        for h in hints if h) + f"It has {listed}."

@@ -1,0 +1,45 @@
+"""A fragment id that names no fragment: the message leads with what was likely meant (a
+parametric fragment's instance, the fragment that holds a type, a close spelling) and lists each
+fragment once, its parameter values in one run."""
+import os
+
+import pytest
+
+from conftest import SPECS
+
+
+def _spec(name):
+    return os.path.join(SPECS, f"{name}.yaml")
+
+
+@pytest.mark.parametrize("command", [["where", "--row", "1", "--col", "1"], ["export", "--to", "cute"],
+                                     ["eval", "--lane", "0", "--i", "0"], ["table"]])
+def test_a_parametric_fragment_without_its_value_is_named_once_with_an_instance(run, command):
+    r = run(command[0], _spec("m64nNk16"), "--fragment", "D.float", *command[1:])
+    assert r.code == 2
+    assert "has no fragment 'D.float'. D.float is one fragment per value of N; name one, as in 'D.float[N=128]'" in r.err
+    assert "It has A.f16, D.float[N=...] (N = 8, 16, ..., 256)." in r.err
+    assert "D.float[N=16]" not in r.err  # the 32 instances are one entry, not 32
+
+
+def test_an_instance_the_spec_lacks_says_so(run):
+    r = run("where", _spec("m64nNk16"), "--fragment", "D.float[N=12]", "--row", "1", "--col", "1")
+    assert r.code == 2 and "D.float has no instance at N=12; name one, as in 'D.float[N=128]'" in r.err
+
+
+def test_a_type_name_is_answered_with_the_fragments_that_hold_it(run):
+    r = run("where", _spec("m64nNk16"), "--fragment", "D.f32", "--row", "1", "--col", "1")
+    assert r.code == 2 and ".f32 is held by D.float; name a value of N, as in 'D.float[N=128]'." in r.err
+    r = run("export", _spec("m16n8k16"), "--fragment", "C.f32", "--to", "cute")
+    assert r.code == 2 and ".f32 is held by C.float and C.int." in r.err
+    # the suggestion works: the instance it names is one the spec has
+    r = run("where", _spec("m64nNk16"), "--fragment", "D.float[N=128]", "--row", "40", "--col", "100")
+    assert r.code == 0 and "thread 66 (warp 2, lane 2), element d50" in r.out
+
+
+def test_a_misspelling_gets_the_closest_id_and_nothing_else_guesses(run):
+    r = run("eval", _spec("m16n8k16"), "--fragment", "A.f61", "--lane", "0", "--i", "0")
+    assert r.code == 2 and "Did you mean 'A.f64'?" in r.err
+    r = run("eval", _spec("m16n8k16"), "--fragment", "Z.z", "--lane", "0", "--i", "0")
+    assert r.code == 2 and r.err.strip().endswith(
+        "has no fragment 'Z.z'. It has A.f16, A.f64, B.f16, B.f64, C.float, A.i8, B.i8, C.int, A.sp.f16, A.sp.tf32.")
