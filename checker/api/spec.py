@@ -84,19 +84,28 @@ class Spec:
 
     def fragment(self, id: str, **params) -> Layout:
         """The fragment `id` (`A.f16`, `C.float`) as a `Layout`. For a shape with a parameter,
-        name its value: `fragment("D.f32", N=64)`. A fragment that is given only as a figure, or
-        that the spec does not have, raises `checker.LayoutError` naming the ones it has."""
-        found = [f for f in self._model.fragments() if f.id == id
-                 and all(dict(f.params).get(k) == v for k, v in params.items())]
+        name its value: `fragment("D.float", N=64)`, or `fragment("D.float[N=64]")` as the
+        command line does. A fragment that is given only as a figure, or that the spec does not
+        have, raises `checker.LayoutError` saying what was likely meant and naming the ones it has."""
+        from checker.spec.lookup import called, split, unknown
+
+        base, given = split(id)
+        want = dict(given)
+        clash = {k: v for k, v in params.items() if k in want and want[k] != v}
+        if clash:
+            raise LayoutError(f"{self.path}: {id!r} and {', '.join(f'{k}={v}' for k, v in clash.items())} "
+                              "name two instances")
+        want.update(params)
+        found = [f for f in self._model.fragments() if split(f.id)[0] == base
+                 and all(dict(f.params).get(k) == v for k, v in want.items())]
         if not found:
             if id in self.figures_only:
                 raise LayoutError(f"{self.path}: {id} is given only as a figure in the document: there is no "
                                   "formula, so no map to compute with")
-            raise LayoutError(f"{self.path} has no fragment {id!r}"
-                              + (f" with {params}" if params else "") + f"; it has {', '.join(self.ids)}")
+            asked = base + "".join(f"[{k}={v}]" for k, v in want.items())
+            raise LayoutError(unknown(self._model, self.path, asked, called))
         if len(found) > 1:
-            options = "; ".join(", ".join(f"{k}={v}" for k, v in f.params) for f in found)
-            raise LayoutError(f"{self.path}: {id} has one instance per parameter value; name one ({options})")
+            raise LayoutError(unknown(self._model, self.path, base, called))
         return self._layout_of(found[0])
 
     def fragments(self) -> list:

@@ -1,4 +1,4 @@
-"""What to say when a fragment id typed on a command line names no fragment of a spec.
+"""What to say when a fragment id, typed on a command line or passed from code, names no fragment of a spec.
 
 A wgmma spec has one fragment per value of N (`D.float[N=8]` .. `D.float[N=256]`): listing them
 all buries the answer, and the id a kernel engineer types first is the one without the value, or
@@ -13,8 +13,9 @@ import re
 _INSTANCE = re.compile(r"^(?P<base>.*?)(?P<params>(\[[A-Za-z]+=-?\d+\])+)$")
 
 
-def _base(fid: str) -> tuple:
-    """(id without its parameter values, ((name, value), ...))."""
+def split(fid: str) -> tuple:
+    """(id without its parameter values, ((name, value), ...)): `D.float[N=64]` ->
+    (`D.float`, (("N", 64),))."""
     m = _INSTANCE.match(fid)
     if m is None:
         return fid, ()
@@ -35,22 +36,36 @@ def _grouped(spec) -> dict:
     """base id -> {parameter name: [values]} ({} for a fragment without a parameter), in spec order."""
     out: dict = {}
     for f in spec.fragments():
-        base, params = _base(f.id)
+        base, params = split(f.id)
         entry = out.setdefault(base, {})
         for name, value in params:
             entry.setdefault(name, []).append(value)
     return out
 
 
-def _example(base: str, params: dict) -> str:
-    """One instance's id, at a round value of each parameter: the largest power of two up to
-    the middle one (N = 128 of 8..256), the smallest where none is."""
-    parts = []
-    for name, values in params.items():
-        values = sorted(values)
-        round_ = [v for v in values if v > 0 and v & (v - 1) == 0 and v <= values[len(values) // 2]]
-        parts.append(f"[{name}={round_[-1] if round_ else values[0]}]")
-    return base + "".join(parts)
+def _round(values: list) -> int:
+    """A round value to show: the largest power of two up to the middle one (N = 128 of 8..256),
+    the smallest value where none is."""
+    values = sorted(values)
+    round_ = [v for v in values if v > 0 and v & (v - 1) == 0 and v <= values[len(values) // 2]]
+    return round_[-1] if round_ else values[0]
+
+
+def typed(base: str, values: dict) -> str:
+    """How a command line names an instance: 'D.float[N=128]'."""
+    return repr(base + "".join(f"[{name}={value}]" for name, value in values.items()))
+
+
+def called(base: str, values: dict) -> str:
+    """How Python code names one: fragment("D.float", N=128)."""
+    return f"fragment({base!r}" + "".join(f", {name}={value}" for name, value in values.items()) + ")"
+
+
+def _example(base: str, params: dict, style=typed, asked=()) -> str:
+    """One instance: at the value asked for where the fragment has it, else at a round one."""
+    asked = dict(asked)
+    return style(base, {name: asked[name] if asked.get(name) in values else _round(values)
+                        for name, values in params.items()})
 
 
 def _shown(base: str, params: dict) -> str:
@@ -60,29 +75,30 @@ def _shown(base: str, params: dict) -> str:
         f"{name} = {_values(values)}" for name, values in params.items()) + ")"
 
 
-def unknown(spec, path: str, fid: str) -> str:
-    """The message for a fragment id `fid` that no fragment of `spec` (read from `path`) has."""
+def unknown(spec, path: str, fid: str, style=typed) -> str:
+    """The message for a fragment id `fid` that no fragment of `spec` (read from `path`) has;
+    `style` writes an instance the way the reader names one (`typed` or `called`)."""
     groups = _grouped(spec)
-    base, typed = _base(fid)
+    base, given = split(fid)
     hints = []
     if base in groups and groups[base]:
         # the fragment exists, per parameter value: the value is missing or not one it has
-        what = (f"{base} has no instance at {', '.join(f'{k}={v}' for k, v in typed)}" if typed
+        what = (f"{base} has no instance at {', '.join(f'{k}={v}' for k, v in given)}" if given
                 else f"{base} is one fragment per value of {', '.join(groups[base])}")
-        hints.append(f"{what}; name one, as in '{_example(base, groups[base])}'")
+        hints.append(f"{what}; name one, as in {_example(base, groups[base], style, given)}")
     else:
         operand, _, kind = base.partition(".")
         # `D.f32`: the type's name, where the document names the fragment after a family of types
         holders = [b for b in groups if kind and b.split(".")[0] == operand
-                   and any(kind in row.types for f in spec.fragments() if _base(f.id)[0] == b for row in f.table)]
+                   and any(kind in row.types for f in spec.fragments() if split(f.id)[0] == b for row in f.table)]
         if holders:
             hints.append(f".{kind} is held by {' and '.join(holders)}" + "".join(
-                f"; name a value of {', '.join(groups[b])}, as in '{_example(b, groups[b])}'"
+                f"; name a value of {', '.join(groups[b])}, as in {_example(b, groups[b], style, given)}"
                 for b in holders[:1] if groups[b]))
         else:
             close = difflib.get_close_matches(base, list(groups), n=1, cutoff=0.6)
             if close:
-                hints.append(f"did you mean {_example(close[0], groups[close[0]])!r}?")
+                hints.append(f"did you mean {_example(close[0], groups[close[0]], style, given)}?")
     listed = ", ".join(_shown(b, params) for b, params in groups.items())
     return f"{path} has no fragment {fid!r}. " + "".join(f"{h[0].upper()}{h[1:]}{'' if h.endswith('?') else '.'} "
                                                         for h in hints if h) + f"It has {listed}."

@@ -143,7 +143,7 @@ def test_repr_is_short_and_errors_name_what_exists(scratch):
     assert got["repr"] == "<Layout m16n8k256 A.b1: 32 threads x 128 elements -> A 16x256 (.b1)>"
     assert got["spec_repr"] == "<Spec m16n8k256 (m16n8k256.yaml): A.b1, B.b1, C.s32>"
     assert got["ids"] == ["A.b1", "B.b1", "C.s32"]
-    assert "has no fragment 'Z.z'; it has A.b1, B.b1, C.s32" in got["missing"]
+    assert "has no fragment 'Z.z'. It has A.b1, B.b1, C.s32." in got["missing"]
 
 
 def test_computations_figures_sparse_and_unparsable_print():

@@ -43,3 +43,22 @@ def test_a_misspelling_gets_the_closest_id_and_nothing_else_guesses(run):
     r = run("eval", _spec("m16n8k16"), "--fragment", "Z.z", "--lane", "0", "--i", "0")
     assert r.code == 2 and r.err.strip().endswith(
         "has no fragment 'Z.z'. It has A.f16, A.f64, B.f16, B.f64, C.float, A.i8, B.i8, C.int, A.sp.f16, A.sp.tf32.")
+
+
+def test_the_api_takes_a_parametric_fragment_by_its_name_and_value():
+    import checker
+
+    spec = checker.load(_spec("m64nNk16"))
+    ids = {spec.fragment("D.float", N=64).id, spec.fragment("D.float[N=64]").id, spec.fragment("D.float[N=64]", N=64).id}
+    assert ids == {"D.float[N=64]"}
+    assert spec.fragment("D.float", N=64).holders(40, 60) == spec.fragment("D.float[N=64]").holders(40, 60) != []
+    with pytest.raises(checker.LayoutError, match=r"D.float is one fragment per value of N; name one, as in "
+                                                  r"fragment\('D.float', N=128\)"):
+        spec.fragment("D.float")
+    with pytest.raises(checker.LayoutError, match=r"\.f32 is held by D.float; name a value of N, as in "
+                                                  r"fragment\('D.float', N=64\)"):
+        spec.fragment("D.f32", N=64)
+    with pytest.raises(checker.LayoutError, match=r"D.float has no instance at N=12"):
+        spec.fragment("D.float", N=12)
+    with pytest.raises(checker.LayoutError, match=r"name two instances"):
+        spec.fragment("D.float[N=8]", N=16)
