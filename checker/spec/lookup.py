@@ -1,4 +1,4 @@
-"""What to say when a fragment id, typed on a command line or passed from code, names no fragment of a spec.
+"""What to say when a fragment id, from a command line or from code, names no fragment of a spec.
 
 A wgmma spec has one fragment per value of N (`D.float[N=8]` .. `D.float[N=256]`): listing them
 all buries the answer, and the id a kernel engineer types first is the one without the value, or
