@@ -87,13 +87,14 @@ class Spec:
         name its value: `fragment("D.float", N=64)`, or `fragment("D.float[N=64]")` as the
         command line does. A fragment that is given only as a figure, or that the spec does not
         have, raises `checker.LayoutError` saying what was likely meant and naming the ones it has."""
+        from checker.bounded import shown
         from checker.spec.lookup import called, split, unknown
 
         base, given = split(id)
         want = dict(given)
         clash = {k: v for k, v in params.items() if k in want and want[k] != v}
         if clash:
-            raise LayoutError(f"{self.path}: {id!r} and {', '.join(f'{k}={v}' for k, v in clash.items())} "
+            raise LayoutError(f"{self.path}: {shown(id)} and {', '.join(f'{k}={v}' for k, v in clash.items())} "
                               "name two instances")
         want.update(params)
         found = [f for f in self._model.fragments() if split(f.id)[0] == base

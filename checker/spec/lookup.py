@@ -10,17 +10,26 @@ from __future__ import annotations
 import difflib
 import re
 
-_INSTANCE = re.compile(r"^(?P<base>.*?)(?P<params>(\[[A-Za-z]+=-?\d+\])+)$")
+from checker.bounded import shown
+
+# one parameter value at the end of an id; ids come from command lines and code, so the id is
+# taken apart from its end, a bounded piece at a time (a pattern over the whole id backtracks
+# quadratically on a long run of brackets)
+_PARAM = re.compile(r"\[([A-Za-z]{1,8})=(-?\d{1,9})\]\Z")
+_MAX_PARAMS = 4
 
 
 def split(fid: str) -> tuple:
     """(id without its parameter values, ((name, value), ...)): `D.float[N=64]` ->
     (`D.float`, (("N", 64),))."""
-    m = _INSTANCE.match(fid)
-    if m is None:
-        return fid, ()
-    params = tuple((k, int(v)) for k, v in re.findall(r"\[([A-Za-z]+)=(-?\d+)\]", m["params"]))
-    return m["base"], params
+    base, params = fid, []
+    while len(params) < _MAX_PARAMS:
+        m = _PARAM.search(base[-24:])
+        if m is None:
+            break
+        params.append((m[1], int(m[2])))
+        base = base[:len(base) - len(m[0])]
+    return base, tuple(reversed(params))
 
 
 def _values(values: list) -> str:
@@ -100,5 +109,5 @@ def unknown(spec, path: str, fid: str, style=typed) -> str:
             if close:
                 hints.append(f"did you mean {_example(close[0], groups[close[0]], style, given)}?")
     listed = ", ".join(_shown(b, params) for b, params in groups.items())
-    return f"{path} has no fragment {fid!r}. " + "".join(f"{h[0].upper()}{h[1:]}{'' if h.endswith('?') else '.'} "
+    return f"{path} has no fragment {shown(fid)}. " + "".join(f"{h[0].upper()}{h[1:]}{'' if h.endswith('?') else '.'} "
                                                         for h in hints if h) + f"It has {listed}."

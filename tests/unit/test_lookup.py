@@ -62,3 +62,12 @@ def test_the_api_takes_a_parametric_fragment_by_its_name_and_value():
         spec.fragment("D.float", N=12)
     with pytest.raises(checker.LayoutError, match=r"name two instances"):
         spec.fragment("D.float[N=8]", N=16)
+
+
+def test_a_hostile_id_is_taken_apart_in_bounded_time_and_echoed_cut_short(run):
+    # a pattern over the whole id backtracked quadratically here: 80 KB of brackets took 12 s
+    fid = "[N=1]" * 200_000 + "x"
+    r = run("where", _spec("m64nNk16"), "--fragment", fid, "--row", "1", "--col", "1")
+    assert r.code == 2 and "has no fragment '[N=1][N=1]" in r.err and len(r.err) < 400
+    r = run("where", _spec("m64nNk16"), "--fragment", "D.float" + "[N=64]" * 50_000, "--row", "1", "--col", "1")
+    assert r.code == 2 and len(r.err) < 400
