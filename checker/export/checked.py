@@ -78,6 +78,33 @@ def _not_for_triton(spec, frag, m) -> str:
             f"with {m.n} elements per thread: not exported{where}; --to cute, cpp and python take it as it is")
 
 
+_PRINTED = "row and col: printed from the proved formula's AST (tests compile and run them over every point)"
+_TABLE = "so the inverse is a table built from the enumeration"
+
+
+def _of_cells(m, reading, name: str, checks: list):
+    """The GF(2)-affine inverse read off the cells (derive.of_cells), written only where both engines
+    find it right at every point (the guarantee every form exported carries); None, with the reason in
+    `checks`, where it is wrong somewhere: then the inverse is a table, a plain lookup of the
+    enumeration, which needs no proof of its own."""
+    from checker.smt import linear as smt_linear
+
+    what = "inverse (GF(2) bases of row and col, read off the cells with one bit set)"
+    inv = derive.of_cells(m)
+    if inv is None:  # pragma: no cover - `covers` is proved first (_proved): every cell is held
+        checks.append(f"a cell with one bit set is held by no point, {_TABLE}")
+        return None
+    zi = smt_linear.inverse(f"{name}.inverse", reading, m.lanes, inv.row, inv.col, offset=inv.offset)
+    wrong = derive.wrong_inverse(m, inv)
+    _agree(what, m, wrong, zi)
+    if wrong is not None:
+        checks.append(f"no GF(2)-affine inverse (the one read off the cells with one bit set is wrong at thread "
+                      f"{wrong[0]} {m.fragment.letter}{wrong[1]}: z3 and the enumeration agree), {_TABLE}")
+        return None
+    checks.append(_both(what, f"{name}.inverse", m, wrong, zi))
+    return inv
+
+
 def export(spec_path: str, fid: str, to: str, computation: int | None, command: str) -> str:
     from checker.smt import linear as smt_linear
 
@@ -95,15 +122,17 @@ def export(spec_path: str, fid: str, to: str, computation: int | None, command: 
             z = smt_linear.strided(f"{name}.cute", reading, m.lanes, c.thread, c.value, frag.operand, m.shape)
             checks = [_both("CuTe layout", f"{name}.cute", m, derive.wrong_cute(m, c), z)]
             return render.cute(m, c, checks, command)
-        if to == "triton" and None in (derive.log2(len(m.lanes)), derive.log2(m.n), *map(derive.log2, m.shape)):
+        powers = None not in (derive.log2(len(m.lanes)), derive.log2(m.n), *map(derive.log2, m.shape))
+        if to == "triton" and not powers:
             raise UsageError(_not_for_triton(_spec, frag, m))
-        if to != "triton" and None in (derive.log2(len(m.lanes)), derive.log2(m.n), *map(derive.log2, m.shape)):
-            # wgmma D at N = 24: no linear form to look for; row and col are printed, the inverse is a table
+        if not powers:
+            # wgmma D at N = 24: no bases of the map itself, but its inverse may still be GF(2) bases over the
+            # bits of (row, col), read off the cells and checked like the rest
             checks = [f"sizes not all powers of two ({len(m.lanes)} threads, {m.n} elements, a "
-                      f"{m.shape[0]}x{m.shape[1]} matrix): no linear form, so the inverse is a table built from the "
-                      "enumeration", "row and col: printed from the proved formula's AST (tests compile and run them "
-                      "over every point)"]
-            return (render.python if to == "python" else render.cpp)(m, None, checks, command)
+                      f"{m.shape[0]}x{m.shape[1]} matrix): no linear layout of the map itself (Triton's form)"]
+            inv = _of_cells(m, reading, name, checks)
+            checks.append(_PRINTED)
+            return (render.python if to == "python" else render.cpp)(m, inv, checks, command)
         b = derive.linear(m)
         z = smt_linear.bases(f"{name}.bases", reading, m.lanes, b.thread, b.element)
         wrong = derive.wrong_linear(m, b)
@@ -112,17 +141,17 @@ def export(spec_path: str, fid: str, to: str, computation: int | None, command: 
         else:
             _agree("linear layout over GF(2)", m, wrong, z)
             checks = [f"not linear over GF(2) (thread {wrong[0]} {frag.letter}{wrong[1]}: z3 and the enumeration "
-                      "agree), so the inverse is a table built from the enumeration"]
+                      "agree)"]
         if to == "triton":
             return render.triton(m, b, checks, command)
-        inv = None
         if wrong is None:
             inv = derive.inverse(m, b)
             zi = smt_linear.inverse(f"{name}.inverse", reading, m.lanes, inv.row, inv.col)
             checks.append(_both("inverse (GF(2) bases of row and col)", f"{name}.inverse", m,
                                 derive.wrong_inverse(m, inv), zi))
-        checks.append("row and col: printed from the proved formula's AST (tests compile and run them over "
-                      "every point)")
+        else:  # not linear, but an affine inverse (a map whose cell (0, 0) is not thread 0's element 0) may fit
+            inv = _of_cells(m, reading, name, checks)
+        checks.append(_PRINTED)
         return (render.python if to == "python" else render.cpp)(m, inv, checks, command)
     except derive.ExportError as exc:
         raise CheckerError(f"{frag.span}: {fid}: {exc}") from None

@@ -2,7 +2,8 @@
 
   GF(2) bases    (Triton linear layouts) row and col as the XOR of one basis per set bit of the
                  thread index and of the element index
-  inverse bases  the same for (thread, element) as a function of the bits of (row, col)
+  inverse bases  the same for (thread, element) as a function of the bits of (row, col); where
+                 the sizes are not powers of two, read off the cells with one bit set (`of_cells`)
   CuTe modes     (thread, value) -> index as a sum of coordinate x stride: a mode of size 2 per factor
                  of two of the count, then one mode of its odd rest (N = 24: 12 values, 2 x 2 x 3)
 
@@ -10,9 +11,9 @@ Each derivation gives a candidate from the points with one bit (one coordinate) 
 whole domain (the plain-Python engine) and checker.smt.linear proves it with z3. A map that has
 no such form is reported with the first point where the candidate is wrong, never exported.
 
-The thread index is the lane, or, for an instruction that runs several MMA computations per
-warp, the lane's position among its computation's lanes (CuTe's thread index for SM70's
-quad-pairs).
+The thread index is the lane, a warpgroup's thread index (0..127: the figures' T0..T127), or,
+for an instruction that runs several MMA computations per warp, the lane's position among its
+computation's lanes (CuTe's thread index for SM70's quad-pairs).
 """
 from __future__ import annotations
 
@@ -107,6 +108,7 @@ def wrong_linear(m: Map, b: Bases) -> tuple | None:
 class Inverse:
     row: tuple  # per bit of row: (t, i)
     col: tuple  # per bit of col: (t, i)
+    offset: tuple = (0, 0)  # (t, i) at cell (0, 0): an affine inverse where it is not (0, 0)
 
 
 def inverse(m: Map, b: Bases) -> Inverse:
@@ -135,8 +137,26 @@ def inverse(m: Map, b: Bases) -> Inverse:
     return Inverse(tuple(per_out[:r_bits]), tuple(per_out[r_bits:]))
 
 
+def of_cells(m: Map) -> Inverse | None:
+    """The candidate GF(2)-affine inverse where the sizes are not powers of two (wgmma's D at N = 24):
+    read off the cells with one bit set, (t, i) at (0, 0) the offset and bit j of row flipping
+    (t, i) by what (2^j, 0) holds XOR the offset (of col likewise). An affine map is fixed by its
+    values there, and each of them is a cell of the matrix (2^j <= rows - 1 for every bit j of
+    rows - 1), so if any affine inverse agrees with the map at every cell, it is this one:
+    no elimination to do. `wrong_inverse` and z3 check it everywhere. None where a cell it needs
+    is held by no point (then no map onto the whole matrix: the table)."""
+    at = {m.cell(t, i): (t, i) for t in range(len(m.lanes)) for i in range(m.n)}
+    base = at.get((0, 0))
+    picks = [[at.get((1 << j, 0)) for j in range((m.shape[0] - 1).bit_length())],
+             [at.get((0, 1 << j)) for j in range((m.shape[1] - 1).bit_length())]]
+    if base is None or None in picks[0] + picks[1]:
+        return None
+    row, col = ([(t ^ base[0], i ^ base[1]) for t, i in p] for p in picks)
+    return Inverse(tuple(row), tuple(col), base)
+
+
 def invert_with(inv: Inverse, row: int, col: int) -> tuple:
-    t = i = 0
+    t, i = inv.offset
     for bases, v in ((inv.row, row), (inv.col, col)):
         for j, (bt, bi) in enumerate(bases):
             if v >> j & 1:

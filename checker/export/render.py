@@ -1,7 +1,8 @@
 """The export texts. Forward functions are printed from the proved reading's AST, fully
 parenthesised (the document's precedence is not C's: `a & b == c` groups differently), with
 floor division and modulo as the formula language defines them. Inverses come from the GF(2)
-inverse bases where the map is linear, and from a table where it is not."""
+inverse bases where one fits the map (affine where cell (0, 0) is not thread 0's element 0), and
+from a table where none does."""
 from __future__ import annotations
 
 import re
@@ -118,6 +119,13 @@ def python(m: derive.Map, inv, checks: list, command: str) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _xor_both(inv, pick: int) -> str:
+    """One output of the inverse: the XOR of the bases of the set bits of row and col, and the offset
+    of an affine one (none where it is linear, so a linear inverse prints as it always did)."""
+    off = f" ^ {inv.offset[pick]}" if inv.offset[pick] else ""
+    return f"{_xor_terms(inv.row, 'row', pick)} ^ {_xor_terms(inv.col, 'col', pick)}{off}"
+
+
 def _python_inverse(m, inv) -> list:
     lanes = m.lanes
     where = f" in MMA computation {m.computation}" if m.computation else ""
@@ -125,8 +133,8 @@ def _python_inverse(m, inv) -> list:
         t = "_thread_element(row, col)[0]"
         lane_of = t if lanes == tuple(range(len(lanes))) else f"{list(lanes)}[{t}]"
         return ["", "def _thread_element(row, col):",
-                f"    t = {_xor_terms(inv.row, 'row', 0)} ^ {_xor_terms(inv.col, 'col', 0)}",
-                f"    i = {_xor_terms(inv.row, 'row', 1)} ^ {_xor_terms(inv.col, 'col', 1)}",
+                f"    t = {_xor_both(inv, 0)}",
+                f"    i = {_xor_both(inv, 1)}",
                 "    return t, i", "", "",
                 "def lane(row, col):", f'    """The {m.fragment.threads.unit} that holds cell (row, col){where}."""',
                 f"    return {lane_of}",
@@ -137,7 +145,7 @@ def _python_inverse(m, inv) -> list:
         for i in range(m.n):
             table[m.cell(t, i)] = (lane, i)
     items = ", ".join(f"({r}, {c}): {v}" for (r, c), v in sorted(table.items()))
-    return ["", f"_INVERSE = {{{items}}}  # (row, col) -> (lane, i): the map is not linear over GF(2)", "", "",
+    return ["", f"_INVERSE = {{{items}}}  # (row, col) -> (lane, i): no GF(2) inverse fits the map", "", "",
             "def lane(row, col):", f'    """The lane that holds cell (row, col){where}."""',
             "    return _INVERSE[(row, col)][0]", "", "",
             "def element(row, col):", f'    """The element index i ({m.fragment.letter}i) of that lane that holds (row, col){where}."""',
@@ -172,14 +180,14 @@ def cpp(m: derive.Map, inv, checks: list, command: str) -> str:
         lanes = m.lanes
         lines += [f"// the {m.fragment.threads.unit} that holds cell (row, col){where}, and the element index i of it",
                   "PTX_FRAGMENT_HD int lane([[maybe_unused]] int row, [[maybe_unused]] int col) {",
-                  f"  const int t = {_xor_terms(inv.row, 'row', 0)} ^ {_xor_terms(inv.col, 'col', 0)};"]
+                  f"  const int t = {_xor_both(inv, 0)};"]
         if lanes == tuple(range(len(lanes))):
             lines.append("  return t;")
         else:
             lines.append(f"  constexpr int kLanes[{len(lanes)}] = {{{', '.join(map(str, lanes))}}};")
             lines.append("  return kLanes[t];")
         lines += ["}", "", "PTX_FRAGMENT_HD int element([[maybe_unused]] int row, [[maybe_unused]] int col) {",
-                  f"  return {_xor_terms(inv.row, 'row', 1)} ^ {_xor_terms(inv.col, 'col', 1)};", "}"]
+                  f"  return {_xor_both(inv, 1)};", "}"]
     else:
         grid = [[(0, 0)] * f.cols for _ in range(f.rows)]
         for t, lane in enumerate(m.lanes):
@@ -187,7 +195,7 @@ def cpp(m: derive.Map, inv, checks: list, command: str) -> str:
                 r, c = m.cell(t, i)
                 grid[r][c] = (lane, i)
         rows = ",\n".join("  {" + ", ".join(str(lane << 16 | i) for lane, i in row) + "}" for row in grid)
-        lines += ["// (row, col) -> lane << 16 | i: the map is not linear over GF(2), so the inverse is a table",
+        lines += ["// (row, col) -> lane << 16 | i: no GF(2) inverse fits the map, so the inverse is a table",
                   "// (host code; in a kernel, copy it to __constant__ memory)",
                   f"constexpr int kInverse[{f.rows}][{f.cols}] = {{\n{rows}\n}};",
                   "inline int lane(int row, int col) { return kInverse[row][col] >> 16; }",

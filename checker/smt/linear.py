@@ -25,16 +25,17 @@ def _setup(reading, lanes, name, dump_dir):
     return s, t, i, wide(i), wide(at.row), wide(at.col)
 
 
-def _xor(x, bases, k):
-    acc = bv(0, WIDE)
+def _xor(x, bases, k, start=0):
+    acc = bv(start, WIDE)
     for j, b in enumerate(bases):
         acc = f"(bvxor {acc} (ite (= ((_ extract {j} {j}) {x}) #b1) {bv(b[k], WIDE)} {bv(0, WIDE)}))"
     return acc
 
 
-def _xor_map(x, x_bases, y, y_bases):
-    """Both outputs of the GF(2) map with bases x_bases on the bits of x and y_bases on y's."""
-    return tuple(f"(bvxor {_xor(x, x_bases, k)} {_xor(y, y_bases, k)})" for k in (0, 1))
+def _xor_map(x, x_bases, y, y_bases, offset=(0, 0)):
+    """Both outputs of the GF(2) map with bases x_bases on the bits of x and y_bases on y's, XOR
+    `offset` (an affine map; (0, 0) leaves the query as it was)."""
+    return tuple(f"(bvxor {_xor(x, x_bases, k, offset[k])} {_xor(y, y_bases, k)})" for k in (0, 1))
 
 
 def _answer(s, query, t, i, wrong, t0) -> Answer:
@@ -57,11 +58,11 @@ def bases(name, reading, lanes, thread, element, dump_dir=None) -> Answer:
     return _answer(s, "bases", t, i, f"(or (distinct {row} {want_r}) (distinct {col} {want_c}))", t0)
 
 
-def inverse(name, reading, lanes, by_row, by_col, dump_dir=None) -> Answer:
-    """(t, i) == XOR of by_row[j] over the set bits j of row(t, i), and by_col[j] of col."""
+def inverse(name, reading, lanes, by_row, by_col, dump_dir=None, offset=(0, 0)) -> Answer:
+    """(t, i) == offset XOR by_row[j] over the set bits j of row(t, i), and by_col[j] of col."""
     t0 = time.perf_counter()
     s, t, i, wide_i, row, col = _setup(reading, lanes, name, dump_dir)
-    want_t, want_i = _xor_map(row, by_row, col, by_col)
+    want_t, want_i = _xor_map(row, by_row, col, by_col, offset)
     return _answer(s, "inverse", t, i, f"(or (distinct {t} {want_t}) (distinct {wide_i} {want_i}))", t0)
 
 

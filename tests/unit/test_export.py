@@ -219,3 +219,59 @@ def test_where_outside_the_matrix_is_a_usage_error(run, args):
 def test_export_of_an_unknown_fragment_is_a_usage_error(run):
     r = run("export", _spec("m16n8k16"), "--fragment", "A.nope", "--to", "cute")
     assert r.code == 2 and "has no fragment 'A.nope'" in r.err
+
+
+def _mutated(tmp_path, shape, old, new, after="sections:"):
+    """The spec with the first `old` after `after` replaced by `new`."""
+    text = open(_spec(shape)).read()
+    j = text.index(old, text.index(after))
+    path = tmp_path / f"{shape}.yaml"
+    path.write_text(text[:j] + new + text[j + len(old):])
+    return str(path)
+
+
+def _module(tmp_path, text):
+    path = tmp_path / "mod.py"
+    path.write_text(text)
+    s = importlib.util.spec_from_file_location("mod", path)
+    mod = importlib.util.module_from_spec(s)
+    s.loader.exec_module(mod)  # generated from a spec the test wrote
+    return mod
+
+
+def test_an_affine_layout_gets_an_affine_inverse_not_a_table(run, tmp_path):
+    """col = 3 - (%laneid % 4) is 3 XOR (%laneid % 4): not linear (lane 0 holds (0, 3)), so no Triton
+    bases, but its inverse is GF(2) bases XOR a constant, proved at every point and printed in closed form."""
+    spec = _mutated(tmp_path, "m8n8k4", "col =        %laneid % 4", "col =        3 - (%laneid % 4)", "id: A.f64")
+    assert run("export", spec, "--fragment", "A.f64", "--to", "triton").code == 1
+    py = run("export", spec, "--fragment", "A.f64", "--to", "python")
+    assert py.code == 0, py.err
+    assert "_INVERSE" not in py.out and "read off the cells with one bit set): z3 proved it equal" in py.out
+    assert "    t = (((row >> 0) & 1) * 4) ^ (((row >> 1) & 1) * 8) ^ (((row >> 2) & 1) * 16) ^ " \
+           "(((col >> 0) & 1) * 1) ^ (((col >> 1) & 1) * 2) ^ 3" in py.out
+    mod = _module(tmp_path, py.out)
+    cells = {(mod.row(lane, 0), mod.col(lane, 0)) for lane in range(32)}
+    assert cells == {(r, c) for r in range(8) for c in range(4)}
+    for lane in range(32):
+        assert mod.col(lane, 0) == 3 - lane % 4 and mod.lane(mod.row(lane, 0), mod.col(lane, 0)) == lane
+    cpp = run("export", spec, "--fragment", "A.f64", "--to", "cpp")
+    assert cpp.code == 0 and "kInverse" not in cpp.out and "PTX_FRAGMENT_HD int lane(" in cpp.out
+
+
+def test_a_non_power_of_two_map_with_no_gf2_inverse_falls_back_to_the_table(run, tmp_path):
+    """wgmma D at N = 24 with each 8-column block rotated by its index: still a bijection, but a carry
+    (no GF(2) inverse), so the candidate read off the cells is refuted by both engines, named in the
+    header, and the inverse is the enumeration's table, which still round-trips."""
+    spec = _mutated(tmp_path, "m64nNk16", "col = ((i >> 2) * 8) + (threadID_in_group * 2) + (i & 0x1)",
+                    "col = ((i >> 2) * 8) + (((threadID_in_group * 2) + (i & 0x1) + (i >> 2)) % 8)")
+    py = run("export", spec, "--fragment", "D.float[N=24]", "--to", "python")
+    assert py.code == 0, py.err
+    assert "no GF(2)-affine inverse (the one read off the cells with one bit set is wrong at thread" in py.out
+    assert "z3 and the enumeration agree), so the inverse is a table" in py.out and "_INVERSE = {" in py.out
+    mod = _module(tmp_path, py.out)
+    for t in range(128):
+        for i in range(12):
+            assert mod.col(t, i) == (i >> 2) * 8 + (t % 4 * 2 + (i & 1) + (i >> 2)) % 8
+            assert (mod.lane(mod.row(t, i), mod.col(t, i)), mod.element(mod.row(t, i), mod.col(t, i))) == (t, i)
+    cpp = run("export", spec, "--fragment", "D.float[N=24]", "--to", "cpp")
+    assert cpp.code == 0 and "kInverse[64][24]" in cpp.out and "no GF(2) inverse fits the map" in cpp.out

@@ -3,7 +3,12 @@
 to the spec by both engines and, independently, by `checker compare --cute`; Triton's linear
 layouts need power-of-two dimensions, so an N that is not one is refused with exit 2, located, with
 the instances Triton can take."""
+import importlib.util
+import json
 import os
+import re
+import shutil
+import subprocess
 
 import pytest
 
@@ -84,3 +89,84 @@ def test_triton_export_at_a_power_of_two_n_still_writes_bases(run):
     r = run("export", _spec("m64nNk16"), "--fragment", "D.float[N=64]", "--to", "triton")
     assert r.code == 0 and "reg_bases=[[0, 1], [8, 0], [0, 8], [0, 16], [0, 32]]" in r.out
     assert "warp_bases=[[16, 0], [32, 0]]" in r.out
+
+
+# every N: at the 26 that are not powers of two the map has no Triton bases, but its inverse is still
+# GF(2) bases over the bits of (row, col); the export reads them off the cells and proves them
+NS = _ns("m64nNk16", "D.float")
+
+
+def _inverse_proved(text, n):
+    return (f"inverse (GF(2) bases of row and col, read off the cells with one bit set): z3 proved it equal at all "
+            f"128 x {n // 2} points" in text) if n & (n - 1) else ("inverse (GF(2) bases of row and col): z3 proved" in text)
+
+
+@pytest.mark.parametrize("n", NS)
+def test_python_export_of_the_accumulator_at_every_n_inverts_in_closed_form(run, tmp_path, n):
+    r = run("export", _spec("m64nNk16"), "--fragment", f"D.float[N={n}]", "--to", "python")
+    assert r.code == 0, r.err
+    assert "_INVERSE" not in r.out and _inverse_proved(r.out, n)
+    path = tmp_path / "d.py"
+    path.write_text(r.out)
+    spec = importlib.util.spec_from_file_location("d", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # generated from a committed seed spec, in a test
+    entries = json.loads(run("table", _spec("m64nNk16"), "--fragment", f"D.float[N={n}]", "--format", "json")
+                         .out)[0]["entries"]
+    assert len(entries) == 128 * n // 2
+    for t, i, row, col in entries:
+        assert (mod.row(t, i), mod.col(t, i)) == (row, col)
+        assert (mod.lane(row, col), mod.element(row, col)) == (t, i)
+
+
+REQUIRED = bool(os.environ.get("CHECKER_REQUIRE_CUDA"))
+
+
+def _headers(run, tmp_path):
+    """Every N's header, and the namespace of each."""
+    out = []
+    for n in NS:
+        r = run("export", _spec("m64nNk16"), "--fragment", f"D.float[N={n}]", "--to", "cpp")
+        assert r.code == 0, r.err
+        assert "kInverse" not in r.out and "PTX_FRAGMENT_HD int lane(" in r.out and _inverse_proved(r.out, n)
+        (tmp_path / f"d{n}.h").write_text(r.out)
+        out.append((n, "ptx_fragments::m64nNk16::" + re.search(r"namespace (D_float_N_\d+_) \{", r.out).group(1)))
+    return out
+
+
+@pytest.mark.skipif(not REQUIRED and shutil.which("g++") is None, reason="no C++ compiler")
+def test_cpp_export_of_the_accumulator_at_every_n_round_trips_against_the_table(run, tmp_path):
+    """Every N's header in one program, run on the host over `checker table`'s entries."""
+    headers = _headers(run, tmp_path)
+    body = [f'#include "d{n}.h"' for n, _ in headers] + ["#include <cstdio>", "int main() {"]
+    for n, q in headers:
+        body.append(f'  std::printf("N {n}\\n"); for (int t = 0; t < 128; ++t) for (int i = 0; i < {q}::kElements; ++i) {{'
+                    f" const int r = {q}::row(t, i), c = {q}::col(t, i);"
+                    f' std::printf("%d %d %d %d %d %d\\n", t, i, r, c, {q}::lane(r, c), {q}::element(r, c)); }}')
+    (tmp_path / "main.cpp").write_text("\n".join(body + ["}", ""]))
+    subprocess.run(["g++", "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "main.cpp", "-o", "a.out"],
+                   cwd=tmp_path, check=True, capture_output=True, text=True)
+    out = subprocess.run([str(tmp_path / "a.out")], check=True, capture_output=True, text=True).stdout
+    blocks = out.split("N ")[1:]
+    assert [int(b.split("\n", 1)[0]) for b in blocks] == NS
+    for n, block in zip(NS, blocks):
+        entries = json.loads(run("table", _spec("m64nNk16"), "--fragment", f"D.float[N={n}]", "--format", "json")
+                             .out)[0]["entries"]
+        got = [tuple(map(int, line.split())) for line in block.splitlines()[1:]]
+        assert got == [(t, i, row, col, t, i) for t, i, row, col in entries], f"N={n}"
+
+
+@pytest.mark.skipif(not REQUIRED and shutil.which("nvcc") is None,
+                    reason="no nvcc: the CUDA build of the header is not checked")
+def test_cpp_export_of_the_accumulator_at_every_n_is_device_code(run, tmp_path):
+    """lane() and element() called from a __global__ function at every N (the table the header had at
+    N = 24 was host code: nvcc refuses to call its lane() from a __global__ function)."""
+    headers = _headers(run, tmp_path)
+    body = [f'#include "d{n}.h"' for n, _ in headers]
+    body.append("__global__ void k(int* out) { const int tid = threadIdx.x % 128;")
+    for n, q in headers:
+        body.append(f"  for (int i = 0; i < {q}::kElements; ++i) {{ const int r = {q}::row(tid, i), c = {q}::col(tid, i);"
+                    f" out[tid] += {q}::lane(r, c) * 1000 + {q}::element(r, c); }}")
+    (tmp_path / "k.cu").write_text("\n".join(body + ["}", ""]))
+    subprocess.run(["nvcc", "-c", "-arch=sm_90a", "-Werror", "all-warnings", "k.cu", "-o", "k.o"],
+                   cwd=tmp_path, check=True, capture_output=True, text=True)
