@@ -231,7 +231,8 @@ class Layout:
 
     def to_cpp(self, computation: int | None = None) -> str:
         """A C++/CUDA header: `row(laneid, i)`, `col(laneid, i)` and the inverse `lane(row, col)`,
-        `element(row, col)`, each proved equal to the spec."""
+        `element(row, col)`, each proved equal to the spec. For wgmma the thread is `tid`, its index in
+        the warpgroup (0..127), not %laneid: `row(tid, i)`, and `lane(row, col)` returns a tid."""
         return self._export("cpp", computation)
 
     def to_python(self, computation: int | None = None) -> str:

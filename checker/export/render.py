@@ -2,7 +2,12 @@
 parenthesised (the document's precedence is not C's: `a & b == c` groups differently), with
 floor division and modulo as the formula language defines them. Inverses come from the GF(2)
 inverse bases where one fits the map (affine where cell (0, 0) is not thread 0's element 0), and
-from a table where none does."""
+from a table where none does.
+
+The thread argument is named as the spec's formulas name the thread index: `laneid` for a warp's
+lanes, `tid` for a warpgroup's 128 threads (the figures' T0..T127), whose %laneid is `tid % 32`. A
+warpgroup export that asked for `laneid` would get %laneid passed to it, and give every warp
+warp 0's cells."""
 from __future__ import annotations
 
 import re
@@ -10,14 +15,14 @@ import re
 from checker.export import derive
 from checker.formula import ast
 
-_C_RESERVED = {"laneid", "i", "row", "col", "lane", "element", "computation", "floor_div", "floor_mod", "and", "or", "not",
+_C_RESERVED = {"laneid", "tid", "i", "row", "col", "lane", "element", "computation", "floor_div", "floor_mod", "and", "or", "not",
                "int", "return", "if", "auto", "const", "constexpr", "inline", "static", "namespace", "def", "in",
                "is", "lambda", "None", "True", "False"}
 
 
 def _name(name: str) -> str:
-    if name.startswith("%"):  # a warpgroup's %laneid (thread % 32): the parameter `laneid` is the thread there
-        name = name[1:] + "_in_warp"
+    if name in ("%laneid", "%tid"):  # the thread index (the parameter) and a warpgroup's %laneid = tid % 32:
+        return name[1:]  # reserved below, so no name of the spec's own can be either of them
     if name in _C_RESERVED or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise derive.ExportError(f"the formula's name {name!r} cannot be a variable in the exported code")
     return name
@@ -28,7 +33,7 @@ def expr(node, lang: str) -> str:
     if isinstance(node, ast.Num):
         return str(node.value)
     if isinstance(node, ast.Lane):
-        return "laneid"
+        return _name(node.name)
     if isinstance(node, ast.Var):
         return "i" if node.name == "i" else _name(node.name)
     if isinstance(node, ast.Unary):
@@ -56,14 +61,14 @@ def expr(node, lang: str) -> str:
     raise TypeError(type(node).__name__)  # pragma: no cover
 
 
-def _body(layout, formula, lang: str, indent: str) -> list:
+def _body(layout, formula, lang: str, indent: str, param: str) -> list:
     py = lang == "python"
     lines = []
     # a sparse layout's Where formulas (firstcol, lastcol) are functions of their own, bound to
     # their names before any formula that may use them
     before = layout.bound[:layout.bound.index(formula)] if formula in layout.bound else layout.bound
     values = [(name, expr(e, lang)) for name, e in layout.definitions]
-    values += [(f.target, f"{f.target}_of(laneid, i)") for f in before]
+    values += [(f.target, f"{f.target}_of({param}, i)") for f in before]
     values += [(name, expr(e, lang)) for name, e in formula.locals]
     for name, value in values:
         lines.append(f"{indent}{_name(name)} = {value}" if py
@@ -88,6 +93,36 @@ def _xor_terms(bases: tuple, var: str, pick: int) -> str:
     return " ^ ".join(f"({t})" for t in terms) or "0"
 
 
+def _param(m: derive.Map) -> str:
+    """The thread argument's name: the spec's name for the whole thread index, without its %."""
+    return _name(next(n for n, d, mod in m.fragment.threads.names if d == 1 and mod is None))
+
+
+def _wide(m: derive.Map) -> bool:
+    """More than a warp holds the fragment (a warpgroup): its thread index is not %laneid."""
+    return m.fragment.threads.count > 32
+
+
+def _who(m: derive.Map) -> str:
+    """Whose element a forward function's (thread, i) names (a warp's wording as it always was)."""
+    return (f"warpgroup thread `{_param(m)}` (0..{m.fragment.threads.count - 1}, not %laneid)" if _wide(m)
+            else "lane `laneid`")
+
+
+def _warpgroup_note(m: derive.Map, comment: str) -> list:
+    """Why `tid` is not %laneid, and how a kernel computes it (9.7.15.1: a warpgroup is four
+    contiguous warps whose first warp's rank is a multiple of 4)."""
+    if not _wide(m):
+        return []
+    return [f"{comment} tid, the thread argument of {', '.join(t for t, _ in _functions(m.reading.layout))} and what "
+            "lane(row, col) returns, is the thread's index in the warpgroup,",
+            f"{comment} 0..127 (the figures' T0..T127): (%tid.x + %tid.y * %ntid.x + %tid.z * %ntid.x * %ntid.y) % 128, "
+            "threadIdx.x % 128 in a 1-D block.",
+            f"{comment} It is not %laneid (that is tid % 32): passed %laneid, every warp would get warp 0's cells.",
+            f"{comment} lane(row, col) and element(row, col) take a cell of the matrix: 0 <= row < {m.shape[0]}, "
+            f"0 <= col < {m.shape[1]}."]
+
+
 def header(m: derive.Map, checks: list, command: str, comment: str) -> list:
     f = m.fragment
     scope = f" (MMA computation {m.computation}: lanes {', '.join(map(str, m.lanes))})" if m.computation else ""
@@ -107,16 +142,25 @@ def header(m: derive.Map, checks: list, command: str, comment: str) -> list:
 
 def python(m: derive.Map, inv, checks: list, command: str) -> str:
     f, layout = m.fragment, m.reading.layout
-    lines = ['"""' + f"{f.id}: which cell of {f.operand} each lane's element holds, and back." + '"""']
-    lines += header(m, checks, command, "#")
+    whose = "each warpgroup thread's element" if _wide(m) else "each lane's element"
+    lines = ['"""' + f"{f.id}: which cell of {f.operand} {whose} holds, and back." + '"""']
+    lines += header(m, checks, command, "#") + _warpgroup_note(m, "#")
     lines += ["", f"ROWS, COLS, ELEMENTS = {f.rows}, {f.cols}, {m.n}", ""]
     for target, formula in _functions(layout):
-        lines += ["", f"def {target}(laneid, i):",
-                  f'    """The {formula.target} of element {f.letter}i of lane `laneid`."""']
-        lines += _body(layout, formula, "python", "    ")
+        lines += ["", f"def {target}({_param(m)}, i):",
+                  f'    """The {formula.target} of element {f.letter}i of {_who(m)}."""']
+        lines += _body(layout, formula, "python", "    ", _param(m))
         lines.append("")
     lines += _python_inverse(m, inv)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _holder(m) -> tuple:
+    """How the inverse's docs name the holder it returns: (who, that one)."""
+    if _wide(m):
+        return (f"thread of the warpgroup (its index {_param(m)}, 0..{m.fragment.threads.count - 1}, as row and col "
+                "take it; not %laneid)", "thread")
+    return m.fragment.threads.unit, "lane"
 
 
 def _xor_both(inv, pick: int) -> str:
@@ -129,6 +173,7 @@ def _xor_both(inv, pick: int) -> str:
 def _python_inverse(m, inv) -> list:
     lanes = m.lanes
     where = f" in MMA computation {m.computation}" if m.computation else ""
+    who, that = _holder(m)
     if inv is not None:
         t = "_thread_element(row, col)[0]"
         lane_of = t if lanes == tuple(range(len(lanes))) else f"{list(lanes)}[{t}]"
@@ -136,19 +181,19 @@ def _python_inverse(m, inv) -> list:
                 f"    t = {_xor_both(inv, 0)}",
                 f"    i = {_xor_both(inv, 1)}",
                 "    return t, i", "", "",
-                "def lane(row, col):", f'    """The {m.fragment.threads.unit} that holds cell (row, col){where}."""',
+                "def lane(row, col):", f'    """The {who} that holds cell (row, col){where}."""',
                 f"    return {lane_of}",
-                "", "", "def element(row, col):", f'    """The element index i ({m.fragment.letter}i) of that lane that holds (row, col){where}."""',
+                "", "", "def element(row, col):", f'    """The element index i ({m.fragment.letter}i) of that {that} that holds (row, col){where}."""',
                 "    return _thread_element(row, col)[1]", ""]
     table = {}
     for t, lane in enumerate(lanes):
         for i in range(m.n):
             table[m.cell(t, i)] = (lane, i)
     items = ", ".join(f"({r}, {c}): {v}" for (r, c), v in sorted(table.items()))
-    return ["", f"_INVERSE = {{{items}}}  # (row, col) -> (lane, i): no GF(2) inverse fits the map", "", "",
-            "def lane(row, col):", f'    """The lane that holds cell (row, col){where}."""',
+    return ["", f"_INVERSE = {{{items}}}  # (row, col) -> ({that}, i): no GF(2) inverse fits the map", "", "",
+            "def lane(row, col):", f'    """The {who} that holds cell (row, col){where}."""',
             "    return _INVERSE[(row, col)][0]", "", "",
-            "def element(row, col):", f'    """The element index i ({m.fragment.letter}i) of that lane that holds (row, col){where}."""',
+            "def element(row, col):", f'    """The element index i ({m.fragment.letter}i) of that {that} that holds (row, col){where}."""',
             "    return _INVERSE[(row, col)][1]", ""]
 
 
@@ -156,7 +201,7 @@ def cpp(m: derive.Map, inv, checks: list, command: str) -> str:
     f, layout = m.fragment, m.reading.layout
     spec = re.sub(r"\W", "_", f.span.file.rsplit("/", 1)[-1].rsplit(".", 1)[0])
     ns = re.sub(r"\W", "_", f.id) + (f"_computation{m.computation}" if m.computation else "")
-    lines = header(m, checks, command, "//")
+    lines = header(m, checks, command, "//") + _warpgroup_note(m, "//")
     lines += ["#pragma once", "", "#if defined(__CUDACC__)", "#define PTX_FRAGMENT_HD __host__ __device__ __forceinline__",
               "#else", "#define PTX_FRAGMENT_HD inline", "#endif", "",
               f"namespace ptx_fragments {{ namespace {spec} {{ namespace {ns} {{", "",
@@ -171,14 +216,14 @@ def cpp(m: derive.Map, inv, checks: list, command: str) -> str:
               "  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;",
               "}", ""]
     for target, formula in _functions(layout):
-        lines += [f"// the {formula.target} of element {f.letter}i of lane `laneid`",
-                  f"PTX_FRAGMENT_HD int {target}([[maybe_unused]] int laneid, [[maybe_unused]] int i) {{"]
-        lines += _body(layout, formula, "cpp", "  ")
+        lines += [f"// the {formula.target} of element {f.letter}i of {_who(m)}",
+                  f"PTX_FRAGMENT_HD int {target}([[maybe_unused]] int {_param(m)}, [[maybe_unused]] int i) {{"]
+        lines += _body(layout, formula, "cpp", "  ", _param(m))
         lines += ["}", ""]
     where = f" in MMA computation {m.computation}" if m.computation else ""
     if inv is not None:
         lanes = m.lanes
-        lines += [f"// the {m.fragment.threads.unit} that holds cell (row, col){where}, and the element index i of it",
+        lines += [f"// the {_holder(m)[0]} that holds cell (row, col){where}, and the element index i of it",
                   "PTX_FRAGMENT_HD int lane([[maybe_unused]] int row, [[maybe_unused]] int col) {",
                   f"  const int t = {_xor_both(inv, 0)};"]
         if lanes == tuple(range(len(lanes))):
@@ -195,7 +240,7 @@ def cpp(m: derive.Map, inv, checks: list, command: str) -> str:
                 r, c = m.cell(t, i)
                 grid[r][c] = (lane, i)
         rows = ",\n".join("  {" + ", ".join(str(lane << 16 | i) for lane, i in row) + "}" for row in grid)
-        lines += ["// (row, col) -> lane << 16 | i: no GF(2) inverse fits the map, so the inverse is a table",
+        lines += [f"// (row, col) -> {_holder(m)[1]} << 16 | i: no GF(2) inverse fits the map, so the inverse is a table",
                   "// (host code; in a kernel, copy it to __constant__ memory)",
                   f"constexpr int kInverse[{f.rows}][{f.cols}] = {{\n{rows}\n}};",
                   "inline int lane(int row, int col) { return kInverse[row][col] >> 16; }",
@@ -243,9 +288,13 @@ def triton(m: derive.Map, b: derive.Bases, checks: list, command: str) -> str:
     lane = ", ".join(f"[{r}, {c}]" for r, c in b.thread[:5])
     warp = ", ".join(f"[{r}, {c}]" for r, c in b.thread[5:])
     lines = header(m, checks, command, "#")
-    lines += ["# Triton linear layout over GF(2): in dims register (the element index i) and lane, out dims",
+    lines += ["# Triton linear layout over GF(2): in dims register (the element index i)"
+              + (", lane and warp" if _wide(m) else " and lane") + ", out dims",
               "# (dim0, dim1) = (row, col); a point's cell is the XOR of the bases of its set bits",
               "# (Gluon: triton.experimental.gluon.language.DistributedLinearLayout)"]
+    if _wide(m):  # Triton's lane is %laneid, as it should be; say which warp index its warp dim is
+        lines.append("# for the warpgroup's thread tid (0..127): lane is %laneid = tid % 32, warp the warp of the "
+                     "warpgroup, tid / 32")
     if m.computation:
         lines.append(f"# the lane index is the position among MMA computation {m.computation}'s lanes "
                      f"({', '.join(map(str, m.lanes))})")

@@ -106,11 +106,7 @@ def test_python_export_of_the_accumulator_at_every_n_inverts_in_closed_form(run,
     r = run("export", _spec("m64nNk16"), "--fragment", f"D.float[N={n}]", "--to", "python")
     assert r.code == 0, r.err
     assert "_INVERSE" not in r.out and _inverse_proved(r.out, n)
-    path = tmp_path / "d.py"
-    path.write_text(r.out)
-    spec = importlib.util.spec_from_file_location("d", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)  # generated from a committed seed spec, in a test
+    mod = _module(tmp_path, r.out)
     entries = json.loads(run("table", _spec("m64nNk16"), "--fragment", f"D.float[N={n}]", "--format", "json")
                          .out)[0]["entries"]
     assert len(entries) == 128 * n // 2
@@ -120,6 +116,15 @@ def test_python_export_of_the_accumulator_at_every_n_inverts_in_closed_form(run,
 
 
 REQUIRED = bool(os.environ.get("CHECKER_REQUIRE_CUDA"))
+
+
+def _module(tmp_path, text):
+    path = tmp_path / "d.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("d", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # generated from a committed seed spec, in a test
+    return mod
 
 
 def _headers(run, tmp_path):
@@ -170,3 +175,41 @@ def test_cpp_export_of_the_accumulator_at_every_n_is_device_code(run, tmp_path):
     (tmp_path / "k.cu").write_text("\n".join(body + ["}", ""]))
     subprocess.run(["nvcc", "-c", "-arch=sm_90a", "-Werror", "all-warnings", "k.cu", "-o", "k.o"],
                    cwd=tmp_path, check=True, capture_output=True, text=True)
+
+
+def test_a_warpgroup_export_takes_the_thread_of_the_warpgroup_not_laneid(run, tmp_path):
+    """The thread argument is `tid`, 0..127, as the spec's formulas name it (%tid; %laneid is tid % 32),
+    and every function's doc says so: named `laneid`, it was passed %laneid, and every warp got warp 0's rows."""
+    py = run("export", _spec("m64nNk16"), "--fragment", "D.float[N=64]", "--to", "python").out
+    assert "def row(tid, i):" in py and "def col(tid, i):" in py and "laneid, i" not in py
+    assert '"""The row of element di of warpgroup thread `tid` (0..127, not %laneid)."""' in py
+    assert "    laneid = (tid % 32)\n    groupID = (laneid >> 2)\n" in py and "    warpID = (tid // 32)\n" in py
+    assert "is the thread's index in the warpgroup,\n# 0..127 (the figures' T0..T127)" in py
+    assert "threadIdx.x % 128 in a 1-D block" in py and "It is not %laneid (that is tid % 32)" in py
+    assert '"""The thread of the warpgroup (its index tid, 0..127, as row and col take it; not %laneid) that holds' in py
+    mod = _module(tmp_path, py)
+    for warp in range(4):  # the rows of warp w of the warpgroup are 16w..16w+15
+        assert {mod.row(t, i) // 16 for t in range(32 * warp, 32 * warp + 32) for i in range(32)} == {warp}
+        assert {mod.lane(16 * warp + r, c) // 32 for r in range(16) for c in range(64)} == {warp}
+    cpp = run("export", _spec("m64nNk16"), "--fragment", "D.float[N=24]", "--to", "cpp").out
+    assert "PTX_FRAGMENT_HD int row([[maybe_unused]] int tid, [[maybe_unused]] int i) {" in cpp
+    assert "  [[maybe_unused]] const int laneid = floor_mod(tid, 32);" in cpp and "int laneid," not in cpp
+    assert "// the col of element di of warpgroup thread `tid` (0..127, not %laneid)" in cpp
+    assert "// It is not %laneid (that is tid % 32)" in cpp and "0 <= row < 64, 0 <= col < 24." in cpp
+    sparse = run("export", _spec("m64nNk16.sp"), "--fragment", "A.sp.tf32", "--to", "cpp").out
+    assert "const int firstcol = firstcol_of(tid, i);" in sparse and "int tid, [[maybe_unused]] int i" in sparse
+    tri = run("export", _spec("m64nNk16"), "--fragment", "D.float[N=64]", "--to", "triton").out
+    assert "in dims register (the element index i), lane and warp" in tri
+    assert "lane is %laneid = tid % 32, warp the warp of the warpgroup, tid / 32" in tri
+
+
+def test_a_warp_export_still_takes_laneid(run):
+    """A warp's thread index is %laneid: its exports name it as they always have."""
+    py = run("export", _spec("m16n8k16"), "--fragment", "C.float", "--to", "python").out
+    assert "def row(laneid, i):" in py and '"""The row of element ci of lane `laneid`."""' in py
+    assert "tid" not in py and "warpgroup" not in py and '"""The lane that holds cell (row, col)."""' in py
+    cpp = run("export", _spec("m16n8k16"), "--fragment", "C.float", "--to", "cpp").out
+    assert "PTX_FRAGMENT_HD int row([[maybe_unused]] int laneid, [[maybe_unused]] int i) {" in cpp
+    assert "tid" not in cpp and "warpgroup" not in cpp
+    tri = run("export", _spec("m16n8k16"), "--fragment", "C.float", "--to", "triton").out
+    assert "in dims register (the element index i) and lane, out dims" in tri and "tid" not in tri
