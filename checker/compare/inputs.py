@@ -134,20 +134,24 @@ def _bases(value, text, path, offset, key) -> tuple:
 
 
 def table(path: str) -> candidates.Table:
-    """CSV `thread,i,row,col`, one entry a line; an optional header line of those four names."""
+    """CSV `thread,i,row,col`, one entry a line; an optional header line of those four names, the
+    first line that is neither blank nor a `#` comment (a file may open with a comment saying what
+    it is)."""
     text = _read(path)
     entries: dict = {}
+    first = True
     for n, raw in enumerate(text.split("\n"), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
+        header, first = first, False
         fields, at = [], 0
         for f in raw.split(","):
             fields.append((at, f))
             at += len(f) + 1
         if len(fields) != 4:
             raise SpecError(SourceSpan(path, n, 1), f"expected 4 fields (thread,i,row,col), found {len(fields)}")
-        if n == 1 and [f.strip() for _, f in fields] == ["thread", "i", "row", "col"]:
+        if header and [f.strip() for _, f in fields] == ["thread", "i", "row", "col"]:
             continue
         values = []
         for k, (at, f) in enumerate(fields):

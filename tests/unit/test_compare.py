@@ -289,3 +289,15 @@ def test_a_domain_too_large_to_search_is_refused_where_it_is_read(run, tmp_path)
     r = run("compare", K16, "--fragment", "C.float", "--triton", str(js))
     assert r.code == 3 and "a thread index of more than 16 bits" in r.err and "Traceback" not in r.err
 
+
+# -- a CSV header after comments -------------------------------------------------------------------
+
+def test_the_csv_header_is_the_first_line_that_is_not_a_comment(run, tmp_path):
+    rows = [f"{t},{i},{a_f16(t, i)[0]},{a_f16(t, i)[1]}" for t in range(32) for i in range(8)]
+    csv = tmp_path / "a.csv"
+    csv.write_text("# note: m16n8k16 A.f16\n\n  # another\nthread,i,row,col\n" + "\n".join(rows) + "\n")
+    assert run("compare", K16, "--fragment", "A.f16", "--table", str(csv)).code == 0
+    # a header anywhere else is an entry, and not a number
+    csv.write_text("# note\n" + rows[0] + "\nthread,i,row,col\n" + "\n".join(rows[1:]) + "\n")
+    r = run("compare", K16, "--fragment", "A.f16", "--table", str(csv))
+    assert r.code == 3 and f"{csv}:3:1: error: thread: expected an integer" in r.err
