@@ -75,7 +75,7 @@ def candidate(args, frag):
 def run(args, out, err) -> int:
     import os
 
-    from checker.compare import compare_layout
+    from checker.compare import compare_layout, equal_with
 
     check_outputs(args)
     spec, frag = load_fragment(args.spec, args.fragment)
@@ -83,18 +83,43 @@ def run(args, out, err) -> int:
     cand = candidate(args, frag)
     name = os.path.splitext(os.path.basename(args.spec))[0]
     result = compare_layout(frag, cand, comp, spec_name=name)
+    # export numbers an m8n8k4 .f16 layout's threads within computation 1, compare by the lane
+    # unless told: whatever the candidate's kind, say which numbering would prove it equal
+    others = [] if result.equal else equal_with(frag, cand, comp, name)
     if args.format == "json":
-        text = json.dumps(result.to_json(), indent=1) + "\n"
+        text = json.dumps(result.to_json() | {"equal_with": others}, indent=1) + "\n"
     else:
-        text = render_text(result)
-        if not result.equal and frag.computations and comp is None and args.cute is not None:
-            text += ("    (the thread index here is the lane; CuTe's SM70 layouts number a quad-pair's threads "
-                     "0..7: --computation all)\n")
+        text = render_text(result) + "".join(f"    {line}\n" for line in hint(frag, comp, others, result.equal))
     if args.output:
         outputs.write_text(args.output, text, "--output")
     else:
         out.write(text)
     return 0 if result.equal else 1
+
+
+def hint(frag, used, others: list, equal: bool) -> list:
+    """Lines saying which other --computation proves a layout equal that differs, or that none does."""
+    if equal or not frag.computations:
+        return []
+    out = []
+    for k in others:
+        if k == "all":
+            out.append(f"equal with --computation all (so with each of 1..{len(frag.computations)}): each MMA "
+                       "computation's lanes, the thread index being the "
+                       "position among them (CuTe's SM70 quad-pair numbering; `checker export` writes "
+                       "computation 1's unless --computation says)")
+        elif k is None:
+            out.append("equal without --computation: the thread index is then the lane")
+        else:
+            lanes = ", ".join(map(str, frag.computations[k - 1].lanes))
+            out.append(f"equal with --computation {k}: MMA computation {k}'s lanes ({lanes}), the thread index "
+                       "being the position among them"
+                       + (" (what `checker export` writes without --computation)" if k == 1 else ""))
+    if not out:
+        tried = [f"--computation {k}" for k in range(1, len(frag.computations) + 1) if k != used]
+        tried += [x for x, skip in (("--computation all", "all"), ("no --computation", None)) if used != skip]
+        out.append(f"no other thread numbering makes it equal either ({', '.join(tried)})")
+    return out
 
 
 def render_text(result) -> str:

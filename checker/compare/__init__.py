@@ -35,6 +35,31 @@ def compare_layout(fragment, candidate, computation="all", spec_name: str | None
     return engine.run(spec_name or _shape(fragment), fragment, reading, candidate, computation)
 
 
+def equal_with(fragment, candidate, used, spec_name: str | None = None) -> list:
+    """For a fragment held by several MMA computations (m8n8k4 .f16), the other thread numberings
+    a candidate that differs under `used` is proved equal with: "all" (each computation's lanes,
+    numbered by their position among them), a computation's number, or None (the lane). Export
+    numbers by computation 1 where compare numbers by the lane, so a layout read back without the
+    computation it was written for differs everywhere but one quad-pair: this names the fix.
+    Empty for any other fragment."""
+    from checker.errors import SpecError
+
+    def equal(computation) -> bool:
+        try:
+            return compare_layout(fragment, candidate, computation, spec_name).equal
+        except SpecError:  # a user's function that fails over the other numbering's domain
+            return False
+
+    if not fragment.computations:
+        return []
+    every = list(range(1, len(fragment.computations) + 1))
+    each = {k: k != used and equal(k) for k in every}
+    out = ["all"] if used != "all" and all(each.values()) else [k for k in every if each[k]]
+    if used is not None and equal(None):
+        out.append(None)
+    return out
+
+
 def _shape(fragment) -> str:
     import os
 

@@ -15,6 +15,29 @@ import checker.compare.cute as cute_text
 MAX_POINTS = 1 << 20  # a candidate's domain, threads x elements
 MAX_BASES = 20
 MAX_COORD = 1 << 16
+# a layout that holds only some points of its domain (a sparse CuTe layout, a copy atom) is asked
+# at each point beyond the spec's when counting them: its domain is bounded where it is read
+MAX_SEARCHED = 1 << 16
+
+
+def rectangle_outside(threads: int, elements: int, spec_threads: int, n: int) -> tuple:
+    """A candidate holding every point of its threads x elements: (how many of them lie outside the
+    spec's spec_threads x n, the smallest of those in (t, i) order or None)."""
+    count = threads * elements - min(threads, spec_threads) * min(elements, n)
+    if threads and elements > n:
+        return count, (0, n)
+    return count, ((spec_threads, 0) if elements and threads > spec_threads else None)
+
+
+def searched_outside(holds, threads: int, elements: int, spec_threads: int, n: int) -> tuple:
+    """The same for a candidate that holds only some points of its domain, asking `holds` at each."""
+    count, first = 0, None
+    for t in range(threads):
+        for i in range(n if t < spec_threads else 0, elements):
+            if holds(t, i):
+                count += 1
+                first = first or (t, i)
+    return count, first
 
 
 @dataclass(frozen=True)
@@ -74,6 +97,11 @@ class Cute:
         where = "" if idx < rows * cols else ", outside the tile"
         return f"index {idx} of the column-major {self.names} tile, {rows} x {cols}{where}"
 
+    def outside(self, spec_threads: int, n: int) -> tuple:
+        if self.sparse > 1:
+            return searched_outside(self.holds, self.threads, self.elements, spec_threads, n)
+        return rectangle_outside(self.threads, self.elements, spec_threads, n)
+
     def form(self) -> tuple:
         return ("cute", self.layout.thread, self.layout.value, self.tile[0], self.transposed, self.threads,
                 self.elements, self.sparse)
@@ -119,6 +147,9 @@ class Bases:
     def detail(self, t: int, i: int) -> str:
         return "the XOR of the bases of the set bits of the register and thread indices"
 
+    def outside(self, spec_threads: int, n: int) -> tuple:
+        return rectangle_outside(self.threads, self.elements, spec_threads, n)
+
     def form(self) -> tuple:
         return ("bases", self.thread, self.register, self.threads, self.elements)
 
@@ -160,6 +191,9 @@ class Formula:
     def detail(self, t: int, i: int) -> str:
         return "the formulas' value"
 
+    def outside(self, spec_threads: int, n: int) -> tuple:
+        return rectangle_outside(self.threads, self.elements, spec_threads, n)
+
     def form(self) -> tuple:
         return ("formula", self.layout, self.width, self.transposed, self.threads, self.elements)
 
@@ -192,6 +226,10 @@ class Table:
 
     def detail(self, t: int, i: int) -> str:
         return "its entry" if (t, i) in self.entries else "no entry"
+
+    def outside(self, spec_threads: int, n: int) -> tuple:
+        beyond = [p for p in self.entries if p[0] >= spec_threads or p[1] >= n]
+        return len(beyond), min(beyond, default=None)
 
     def form(self) -> tuple:
         return ("table", tuple(sorted(self.entries.items())), self.threads, self.elements)

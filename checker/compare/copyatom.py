@@ -100,6 +100,11 @@ class CopyAtom:
             out += f"; raw element {i} is the atom's element {e}"
         return out
 
+    def outside(self, spec_threads: int, n: int) -> tuple:
+        from checker.compare.candidates import searched_outside
+
+        return searched_outside(self.holds, self.threads, self.elements, spec_threads, n)
+
     def form(self) -> tuple:
         memory = None if self.memory is None else (self.memory.thread, self.memory.threads)
         return ("cute-copy", self.registers.thread, self.registers.value, self.bits, self.tile_rows,

@@ -2,16 +2,23 @@
 (checker.smt.compare). They must agree on the verdict and on the smallest counterexample, point
 and cells; otherwise neither is trusted and the comparison fails with an error.
 
-The points compared: the spec's domain (its threads x its elements) and the candidate's. The
-smallest counterexample in (t, i) order always lies where t <= the spec's threads and i <= its
-elements (a candidate with more threads or elements differs at (threads, 0) or (0, elements) at
-the latest), so both engines search that box, whatever the candidate's own domain."""
+The points compared: the union of the spec's (its threads x its elements) and the candidate's
+(every (t, i) it holds an element at). A point of one that the other does not hold differs, so
+a candidate with more elements or threads than the spec differs at each point beyond the
+spec's, and `differing` and `points` count them (over the union, per MMA computation).
+
+The enumeration compares the spec's domain point by point and asks the candidate how many points
+it holds beyond it, and the smallest (`outside`: arithmetic for a layout that holds its whole
+threads x elements, a search for a table or a copy atom); z3 searches the union's bounding box,
+independently, and the two must agree on the smallest counterexample."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
 from checker.errors import CheckerError
 from checker.results import PROVED, UNKNOWN
+
+MAX_BOX = 1 << 16  # a thread or element index z3 searches up to (checker.compare.candidates.MAX_COORD)
 
 
 @dataclass(frozen=True)
@@ -43,14 +50,16 @@ class Difference:
 class Comparison:
     """What `compare_layout` proves: `equal` is True only when z3 proved the candidate equal to the
     spec's map at every point and the enumeration agrees; otherwise `difference` is the smallest
-    point where they differ (both engines found it), `differing` how many of the spec's points
-    differ. `proofs`: one line per MMA computation compared, saying which queries proved what."""
+    point where they differ (both engines found it). `points`: the union of the spec's points and
+    the candidate's (per MMA computation compared, summed); `differing`: how many of them differ,
+    the candidate's points beyond the spec's domain included. `proofs`: one line per MMA
+    computation compared, saying which queries proved what."""
 
     spec: str
     fragment: str
     candidate: str
     equal: bool
-    points: int  # the spec's points compared (threads x elements, per computation)
+    points: int  # the spec's points and the candidate's, their union (per computation, summed)
     differing: int
     difference: Difference | None
     proofs: tuple = field(default_factory=tuple)
@@ -93,33 +102,36 @@ def targets(fragment, reading, computation="all") -> list:
     return [Target(reading, c.lanes, c.id, f"{name}.c{c.id}") for c in comps]
 
 
-def _enumerate(target: Target, n: int, cand, box: tuple):
-    """(the smallest differing point or None, how many of the spec's points differ)."""
+def _enumerate(target: Target, n: int, cand):
+    """(the smallest differing point with both cells, or None; how many points differ; how many
+    points there are: the spec's and those the candidate holds beyond them)."""
     from checker.formula.evaluate import cells
 
     lanes = target.lanes
-    spec_pts = [(lanes[t], i) for t in range(len(lanes)) for i in range(n)]
-    rows, cols = cells(target.reading.layout, spec_pts)
-    spec = {(t, i): (rows[t * n + i], cols[t * n + i]) for t in range(len(lanes)) for i in range(n)}
-    points = [(t, i) for t in range(box[0]) for i in range(box[1])]
+    points = [(t, i) for t in range(len(lanes)) for i in range(n)]
+    rows, cols = cells(target.reading.layout, [(lanes[t], i) for t, i in points])
     got = cand.cells(points)
     first, count = None, 0
-    for p, c in zip(points, got):
-        s = spec.get(p)
+    for p, s, c in zip(points, zip(rows, cols), got):
         if s != c:
-            if first is None:
-                first = (p, s, c)
-            if s is not None:
-                count += 1
-    return first, count
+            first = first or (p, s, c)
+            count += 1
+    extra, beyond = cand.outside(len(lanes), n)
+    if beyond is not None and (first is None or beyond < first[0]):
+        first = (beyond, None, cand.cells([beyond])[0])
+    return first, count + extra, len(points) + extra
 
 
 def compare(target: Target, n: int, cand, letter: str) -> tuple:
-    """-> (Difference or None, differing count, proof line). Raises when the engines disagree."""
+    """-> (Difference or None, differing count, points compared, proof line). Raises when the
+    engines disagree."""
     from checker.smt import compare as smt_compare
 
-    box = (min(max(len(target.lanes), cand.threads), len(target.lanes) + 1), min(max(n, cand.elements), n + 1))
-    first, count = _enumerate(target, n, cand, box)
+    # the union's bounding box, each side capped where a thread or element index stops fitting z3's
+    # 32-bit terms: the smallest point a candidate holds beyond the spec's lies below the cap
+    # ((0, n), (threads, 0), or a table's entry, whose indices are below MAX_COORD)
+    box = (min(max(len(target.lanes), cand.threads), MAX_BOX), min(max(n, cand.elements), MAX_BOX))
+    first, count, points = _enumerate(target, n, cand)
     expect = None if first is None else first[0]
     z3 = smt_compare.differ(f"{target.name}.compare.{cand.kind}", target.reading, target.lanes, n, cand.form(),
                             box, expect)
@@ -133,16 +145,15 @@ def compare(target: Target, n: int, cand, letter: str) -> tuple:
         raise CheckerError(f"the z3 and plain-Python engines disagree on {cand.describe()}{where} (z3: "
                            f"{z3_at or 'equal'} {z3_cells or ''}, enumeration: {expect or 'equal'} {py_cells or ''}), "
                            "so neither is trusted")
-    points = len(target.lanes) * n
     if first is None:
-        return None, 0, (f"z3 proved it equal at all {points} points{where} (query "
+        return None, 0, points, (f"z3 proved it equal at all {points} points{where} (query "
                          f"`{target.name}.compare.{cand.kind}.differ` unsat), and the enumeration agrees")
     (t, i), s, c = first
     lane = target.lanes[t] if t < len(target.lanes) else None
     # a candidate that can hold nothing at a point of its own domain may say why (a copy atom's bits)
     detail = cand.detail(t, i) if c is not None else getattr(cand, "missing", lambda t, i: "")(t, i)
     diff = Difference(target.computation, t, lane, i, f"{letter}{i}", s, c, detail)
-    return diff, count, (f"z3 found the smallest counterexample{where} at thread {t}, {letter}{i}, and the "
+    return diff, count, points, (f"z3 found the smallest counterexample{where} at thread {t}, {letter}{i}, and the "
                          "enumeration agrees")
 
 
@@ -158,8 +169,8 @@ def run(spec_name: str, fragment, reading, cand, computation="all") -> Compariso
     first = None
     proofs = []
     for target in targets(fragment, reading, computation):
-        diff, count, proof = compare(target, reading.n, cand, fragment.letter)
-        total += len(target.lanes) * reading.n
+        diff, count, points, proof = compare(target, reading.n, cand, fragment.letter)
+        total += points
         differing += count
         proofs.append(proof)
         if diff is not None and first is None:

@@ -17,6 +17,7 @@ from checker.errors import SourceSpan, SpecError
 from checker.source import plain
 
 MAX_FILE = 4 << 20
+MAX_THREAD_BITS = 16  # lane and warp bases together: thread indices below candidates.MAX_COORD
 
 
 def cute_tile(fragment) -> tuple:
@@ -107,6 +108,11 @@ def triton(path: str) -> candidates.Bases:
         bases[dim] = _bases(obj[key], text, path, offsets.get(key, 0), key) if key else ()
     if "lane" not in [d for d, names in _KEYS.items() if any(n in obj for n in names)]:
         raise SpecError(SourceSpan(path, 1, 1), "no lane bases (lane or lane_bases)")
+    if len(bases["lane"]) + len(bases["warp"]) > MAX_THREAD_BITS:
+        # z3 reads the thread index as 32 bits and compare searches thread indices below 2**16
+        key = next((n for n in _KEYS["warp"] if n in obj), next(n for n in _KEYS["lane"] if n in obj))
+        raise SpecError(_where(text, path, offsets.get(key, 0)), f"{len(bases['lane'])} lane and {len(bases['warp'])} "
+                        f"warp bases: a thread index of more than {MAX_THREAD_BITS} bits")
     if bases["block"]:
         raise SpecError(_where(text, path, offsets.get("block_bases", offsets.get("block", 0))),
                         "block bases: a fragment is held within one block; give none")
@@ -128,20 +134,24 @@ def _bases(value, text, path, offset, key) -> tuple:
 
 
 def table(path: str) -> candidates.Table:
-    """CSV `thread,i,row,col`, one entry a line; an optional header line of those four names."""
+    """CSV `thread,i,row,col`, one entry a line; an optional header line of those four names, the
+    first line that is neither blank nor a `#` comment (a file may open with a comment saying what
+    it is)."""
     text = _read(path)
     entries: dict = {}
+    first = True
     for n, raw in enumerate(text.split("\n"), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
+        header, first = first, False
         fields, at = [], 0
         for f in raw.split(","):
             fields.append((at, f))
             at += len(f) + 1
         if len(fields) != 4:
             raise SpecError(SourceSpan(path, n, 1), f"expected 4 fields (thread,i,row,col), found {len(fields)}")
-        if n == 1 and [f.strip() for _, f in fields] == ["thread", "i", "row", "col"]:
+        if header and [f.strip() for _, f in fields] == ["thread", "i", "row", "col"]:
             continue
         values = []
         for k, (at, f) in enumerate(fields):

@@ -37,6 +37,7 @@ class Map:
     n: int
     rows: tuple  # [t][i]
     cols: tuple
+    defaulted: bool = False  # the computation is 1 because none was named: the header says so
 
     @property
     def shape(self) -> tuple:
@@ -58,7 +59,8 @@ def build(fragment, computation: int | None = None) -> Map:
     n = reading.n
     return Map(fragment, reading, k, tuple(lanes), n,
                tuple(tuple(rows[t * n:(t + 1) * n]) for t in range(len(lanes))),
-               tuple(tuple(cols[t * n:(t + 1) * n]) for t in range(len(lanes))))
+               tuple(tuple(cols[t * n:(t + 1) * n]) for t in range(len(lanes))),
+               bool(fragment.computations) and computation is None)
 
 
 def log2(x: int) -> int | None:

@@ -125,7 +125,13 @@ def _warpgroup_note(m: derive.Map, comment: str) -> list:
 
 def header(m: derive.Map, checks: list, command: str, comment: str) -> list:
     f = m.fragment
-    scope = f" (MMA computation {m.computation}: lanes {', '.join(map(str, m.lanes))})" if m.computation else ""
+    scope = ""
+    if m.computation:
+        # the thread numbering is not the lane's: say which computation, and that it was a default
+        how = (f"the default, no --computation given; --computation 1..{len(f.computations)} picks one" if m.defaulted
+               else f"--computation {m.computation}")
+        scope = (f" (MMA computation {m.computation} of {len(f.computations)}: lanes {', '.join(map(str, m.lanes))}; "
+                 f"{how})")
     what = f"{f.operand} ({f.rows} x {f.cols})"
     if f.sparsity is not None:
         sp = f.sparsity
@@ -271,7 +277,8 @@ def cute(m: derive.Map, c: derive.Cute, checks: list, command: str) -> str:
               + ("; CuTe indexes B as N x K, so B[k][n] is at n + k * N" if f.operand == "B" else ""),
               "// the thread index is " + (("the lane" if len(m.lanes) == 32 else "the thread of the warpgroup")
                                           if not m.computation else
-                                          f"the position among MMA computation {m.computation}'s lanes ({', '.join(map(str, m.lanes))})"),
+                                          f"the position among MMA computation {m.computation}'s lanes ({', '.join(map(str, m.lanes))})"
+                                          + _read_back(m)),
               f"// {threads}",
               f"using {name} = Layout<Shape <{_cute_shape(c.thread, 0)},{_cute_shape(c.value, 0)}>,",
               f"{' ' * (len(name) + 15)}Stride<{_cute_shape(c.thread, 1)},{_cute_shape(c.value, 1)}>>;",
@@ -279,6 +286,12 @@ def cute(m: derive.Map, c: derive.Cute, checks: list, command: str) -> str:
               f"// CuTe DSL / pycute: ({_tuple(c.thread, 0)},{_tuple(c.value, 0)}):({_tuple(c.thread, 1)},{_tuple(c.value, 1)})",
               ""]
     return "\n".join(lines)
+
+
+def _read_back(m: derive.Map) -> str:
+    """`checker compare` numbers threads by the lane unless told the computation: say how to read it back."""
+    return (f"; `checker compare` reads it back with --computation {m.computation} (without it, its thread index "
+            "is the lane)")
 
 
 def triton(m: derive.Map, b: derive.Bases, checks: list, command: str) -> str:
@@ -297,7 +310,7 @@ def triton(m: derive.Map, b: derive.Bases, checks: list, command: str) -> str:
                      "warpgroup, tid / 32")
     if m.computation:
         lines.append(f"# the lane index is the position among MMA computation {m.computation}'s lanes "
-                     f"({', '.join(map(str, m.lanes))})")
+                     f"({', '.join(map(str, m.lanes))})" + _read_back(m))
     lines += ["layout = dict(",
               f"    reg_bases=[{reg}],",
               f"    lane_bases=[{lane}],",

@@ -22,7 +22,7 @@ MAX_ROWS = 4096
 def cute_copy(d, enc, path, expect) -> dict:
     """The fields of the encoding, with the candidate (`atom`) built. A layout that is not what an
     atom's side must be is an error, or, for an entry that expects `malformed`, its `problem`."""
-    from checker.compare import copyatom, cute
+    from checker.compare import candidates, copyatom, cute
 
     enc = d.mapping(enc, path, ("kind", "registers", "tile", "element_bits"), ("memory", "shuffle"))
     bits = d.integer(enc["element_bits"], path + ["element_bits"], 1, 128)
@@ -43,6 +43,11 @@ def cute_copy(d, enc, path, expect) -> dict:
             raise SpecError(d.doc.span(tuple(path + ["registers"])),
                             f"registers: the value mode has {registers.values} bits, not a whole number of "
                             f"{bits}-bit elements")
+        # an atom holds only some points of its domain: compare asks each one beyond the spec's
+        if registers.threads * (registers.values // bits) > candidates.MAX_SEARCHED:
+            raise SpecError(d.doc.span(tuple(path + ["registers"])),
+                            f"registers: {registers.threads} threads x {registers.values // bits} elements, more "
+                            f"than {candidates.MAX_SEARCHED} points (an atom is one instruction's registers)")
         if shuffle and len(shuffle) != registers.values // bits:
             raise SpecError(d.doc.span(tuple(path + ["shuffle", "registers"])),
                             f"the shuffle moves {len(shuffle)} elements; the registers hold "

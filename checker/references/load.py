@@ -234,6 +234,12 @@ def _encoding(d: _Doc, enc, path, expect) -> Encoding:
         sparse = d.integer(enc.get("sparse", 1), path + ["sparse"], 1, 8)
         if layout is not None and layout.values % sparse:
             d.err(path + ["sparse"], f"expected a divisor of the layout's {layout.values} values, found {sparse}")
+        from checker.compare.candidates import MAX_SEARCHED
+
+        # a sparse layout holds only some points of its domain: compare asks each one beyond the spec's
+        if sparse > 1 and layout is not None and layout.threads * (layout.values // sparse) > MAX_SEARCHED:
+            d.err(path + ["layout"], f"a sparse layout of {layout.threads} threads x {layout.values // sparse} "
+                                     f"elements: more than {MAX_SEARCHED} points")
         return Encoding(kind, {"layout": layout, "text": enc["layout"], "tile": tile, "threads": threads,
                                "problem": problem, "sparse": sparse}, span)
     if kind == "cute-copy":

@@ -1,8 +1,11 @@
 """The command line, in process: outputs, formats and exit codes (design.md section 4)."""
 import json
 import os
+import re
 import subprocess
 import sys
+
+import pytest
 
 from conftest import CASES, ROOT, SPECS
 
@@ -35,6 +38,40 @@ def test_prove_json_contract(run):
     assert inj["verdict"] == "REFUTED" and inj["location"] == f"{M256}:29:22"
     assert inj["counterexample"]["lanes"] == [0, 3] and inj["counterexample"]["cell"] == [8, 128]
     assert all(x["counterexample"] is None for x in data["results"] if x["verdict"] == "PROVED")
+
+
+# the last line of `checker prove`'s text: fragments' counts, then theorems' apart
+SUMMARY = re.compile(r"(?P<specs>\d+) specs?, (?P<fragments>\d+) fragments: (?P<proved>\d+) proved, "
+                     r"(?P<refuted>\d+) refuted, (?P<unknown>\d+) unknown, (?P<spec_errors>\d+) spec errors; "
+                     r"(?P<errata>\d+) errata confirmed; (?:(?P<relations>\d+) relations files?; )?theorems: "
+                     r"(?P<t_proved>\d+) proved, (?P<t_declared>\d+) refuted as declared, (?P<t_failed>\d+) failed")
+
+
+@pytest.mark.parametrize("path", [SPECS, os.path.dirname(BAD_INJECTIVE)])
+def test_prove_json_summary_is_the_text_summary_by_the_documented_arithmetic(run, tmp_path, path):
+    """The JSON `summary` counts fragments' results and theorems together, the text apart: each
+    field is the sum the README's table of them gives (and docs/api.md for Proof.summary). Proved
+    on every spec (errata, theorems' wording errata, declared refutations, a relations file) and
+    on a mutant that fails (refuted properties and a failed theorem)."""
+    out = tmp_path / "p.json"
+    r = run("prove", path, "--format", "json", "--output", str(out))  # the text still goes to stdout
+    text = {k: int(v or 0) for k, v in SUMMARY.fullmatch(r.out.rstrip().splitlines()[-1].rsplit(" (", 1)[0])
+            .groupdict().items()}
+    data = json.loads(out.read_text())
+    s, results = data["summary"], data["results"]
+    assert text["proved"] + text["refuted"] + text["t_failed"] > 0
+    assert s["specs"] == text["specs"] + text["relations"]
+    assert s["proved"] == text["proved"] + text["t_proved"]
+    assert s["refuted"] + s["unknown"] + s["spec_errors"] == \
+        text["refuted"] + text["unknown"] + text["spec_errors"] + text["t_failed"]
+    assert s["errata_confirmed"] == text["errata"]
+    assert s["declared_refutations"] == text["t_declared"]
+    wording = sum(x["erratum"] for x in results if x["subject"] is not None)
+    assert s["theorems"] == text["t_proved"] + text["t_declared"] + text["t_failed"] + wording
+    assert text["fragments"] == len({(x["spec"], x["fragment"]) for x in results
+                                     if x["subject"] is None and x["fragment"]})
+    assert set(s) == {"specs", "proved", "refuted", "unknown", "spec_errors", "errata_confirmed",
+                      "declared_refutations", "theorems", "seconds", "cached"}
 
 
 def test_refuted_spec_exits_1_with_line_and_counterexample(run):

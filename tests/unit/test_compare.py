@@ -194,3 +194,110 @@ def test_engines_that_disagree_are_not_trusted(monkeypatch):
     monkeypatch.setattr(candidates.Cute, "cells", off_by_one)
     with pytest.raises(CheckerError, match="disagree"):
         compare_layout(f, good)
+
+
+# -- the points compared: the union of the spec's and the candidate's ----------------------------
+
+def _union(fragment, cand) -> tuple:
+    """(differing, points) by brute force over the bounding box of both domains: the count the
+    engine gets from the spec's domain and the candidate's `outside`, computed another way."""
+    from checker.formula.evaluate import cells
+    from checker.spec.reading import materialize
+
+    reading = materialize(fragment)
+    n, threads = reading.n, fragment.threads.count
+    own = [(t, i) for t in range(threads) for i in range(n)]
+    spec = dict(zip(own, zip(*cells(reading.layout, own))))
+    box = [(t, i) for t in range(max(threads, cand.threads)) for i in range(max(n, cand.elements))]
+    got = dict(zip(box, cand.cells(box)))
+    union = [p for p in box if p in spec or got[p] is not None]
+    return sum(spec.get(p) != got[p] for p in union), len(union)
+
+
+@pytest.mark.parametrize("fid, layout, differing, points, first", [
+    # 16 values where the spec has 8: a8..a15 of every thread lie beyond the spec's elements
+    ("A.f16", "((4,8),(2,2,2,2)):((32,1),(16,8,128,256))", 256, 512, (0, 8)),
+    # 64 threads where the spec has 32: every element of threads 32..63 lies beyond its threads
+    ("C.float", "((4,8,2),(2,2)):((32,1,128),(16,8))", 128, 256, (32, 0)),
+    # 4 values where the spec has 8: the spec's a4..a7 are held by no element of the candidate
+    ("A.f16", "((4,8),(2,2)):((32,1),(16,8))", 128, 256, (0, 4)),
+])
+def test_points_beyond_the_spec_count_over_the_union(run, fid, layout, differing, points, first):
+    r = run("compare", K16, "--fragment", fid, "--cute", layout, "--format", "json")
+    got = json.loads(r.out)
+    assert r.code == 1 and not got["equal"] and got["verdict"] == "differs"
+    assert (got["differing"], got["points"]) == (differing, points)
+    assert (got["difference"]["thread"], got["difference"]["i"]) == first
+    assert (differing, points) == _union(frag("m16n8k16", fid), cute_candidate(layout, fid))
+    text = run("compare", K16, "--fragment", fid, "--cute", layout).out
+    assert f"differs from the spec at {differing} of {points} points" in text
+
+
+def cute_candidate(layout, fid):
+    from checker.compare import inputs
+
+    return inputs.cute(layout, frag("m16n8k16", fid))
+
+
+@pytest.mark.parametrize("extra, first", [("32,0,0,0", (32, 0)), ("40,3,0,0", (40, 3))])
+def test_a_table_entry_beyond_the_spec_differs_wherever_it_is(run, tmp_path, extra, first):
+    """(40, 3) lies beyond (threads + 1, elements + 1), where both engines once stopped looking:
+    the table was proved equal."""
+    lines = [f"{t},{i},{a_f16(t, i)[0]},{a_f16(t, i)[1]}" for t in range(32) for i in range(8)]
+    csv = tmp_path / "a.csv"
+    csv.write_text("\n".join(lines + [extra]) + "\n")
+    r = run("compare", K16, "--fragment", "A.f16", "--table", str(csv), "--format", "json")
+    got = json.loads(r.out)
+    assert r.code == 1 and (got["differing"], got["points"]) == (1, 257)
+    assert (got["difference"]["thread"], got["difference"]["i"], got["difference"]["spec"]) == (*first, None)
+    assert "enumeration agrees" in got["proofs"][0]
+
+
+def test_a_copy_atom_with_more_threads_counts_those_it_holds(tmp_path):
+    """A copy atom holds only the points whose bits are one element of the tile: of threads 32..63
+    of this one, those below bit 4096; the engine's count is the brute-force one."""
+    from checker.references.load import load_copy_atom
+
+    path = tmp_path / "atom.yaml"
+    path.write_text('kind: cute-copy\nregisters: "(64,(32,4)):(32,(1,1024))"\nmemory: "(32,128):(128,1)"\n'
+                    "tile: [32, 128]\nelement_bits: 16\n")
+    atom = load_copy_atom(str(path))
+    f = frag("ldmatrix.m8n8", "r.x4")
+    got = compare_layout(f, atom)
+    assert not got.equal and (got.differing, got.points) == _union(f, atom)
+    assert got.points > 256 and got.differing > 0  # the atom holds some points of threads 32..63
+
+
+def test_the_api_counts_the_union():
+    import checker
+
+    a = checker.load(K16).fragment("A.f16")
+    wide = a.compare("((4,8),(2,2,2,2)):((32,1),(16,8,128,256))")
+    assert not wide.equal and (wide.differing, wide.points) == (256, 512)
+    assert wide.to_json()["differing"] == 256 and "at 256 of 512 points" in wide.summary()
+    same = a.compare(A_F16)
+    assert same.equal and (same.differing, same.points) == (0, 256)
+
+
+def test_a_domain_too_large_to_search_is_refused_where_it_is_read(run, tmp_path):
+    path = tmp_path / "atom.yaml"
+    path.write_text('kind: cute-copy\nregisters: "(4096,(32,32)):(32,(1,1024))"\ntile: [32, 128]\nelement_bits: 16\n')
+    r = run("compare", os.path.join(SPECS, "ldmatrix.m8n8.yaml"), "--fragment", "r.x4", "--cute-copy", str(path))
+    assert r.code == 3 and f"{path}:2:" in r.err and "more than 65536 points" in r.err and "Traceback" not in r.err
+    js = tmp_path / "b.json"
+    js.write_text(json.dumps({"register": [[0, 1]], "lane": [[0, 2]] * 5, "warp": [[0, 0]] * 12}))
+    r = run("compare", K16, "--fragment", "C.float", "--triton", str(js))
+    assert r.code == 3 and "a thread index of more than 16 bits" in r.err and "Traceback" not in r.err
+
+
+# -- a CSV header after comments -------------------------------------------------------------------
+
+def test_the_csv_header_is_the_first_line_that_is_not_a_comment(run, tmp_path):
+    rows = [f"{t},{i},{a_f16(t, i)[0]},{a_f16(t, i)[1]}" for t in range(32) for i in range(8)]
+    csv = tmp_path / "a.csv"
+    csv.write_text("# note: m16n8k16 A.f16\n\n  # another\nthread,i,row,col\n" + "\n".join(rows) + "\n")
+    assert run("compare", K16, "--fragment", "A.f16", "--table", str(csv)).code == 0
+    # a header anywhere else is an entry, and not a number
+    csv.write_text("# note\n" + rows[0] + "\nthread,i,row,col\n" + "\n".join(rows[1:]) + "\n")
+    r = run("compare", K16, "--fragment", "A.f16", "--table", str(csv))
+    assert r.code == 3 and f"{csv}:3:1: error: thread: expected an integer" in r.err
