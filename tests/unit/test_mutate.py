@@ -193,3 +193,31 @@ def test_a_warpgroup_mutant_that_differs_only_past_warp_0_is_not_equivalent(tmp_
     f, g = spec.fragment("A.f16"), mutant.fragment("A.f16")
     same, difference = _equivalence(materialize(f), materialize(g), f)
     assert not same and difference
+
+
+def test_the_stages_are_the_registries(tmp_path, run):
+    """The campaign's stages are the property registry's and the theorem families', so a verdict
+    always has its column: a mutant of ldmatrix.m8n8 that only a composition with mma kills (its
+    r.x4 column written in two pieces, the pieces swapped: still a bijection) is counted under
+    `composition`, which a hand-kept list once lacked (KeyError: 'composition')."""
+    from checker.mutate.campaign import ORDER
+    from checker.properties import engine_properties
+    from checker.theorems.consistency import FAMILIES
+
+    assert {p.name for p in engine_properties()} | set(FAMILIES) <= set(ORDER)
+    text = open(os.path.join(SPECS, "ldmatrix.m8n8.yaml"), encoding="utf-8").read()
+    before = ("            col = (%laneid % 4) * 2 + (i & 0x1)\n"
+              "          read_from:\n            - \"CuTe SM75_U32x4_LDSM_N\"")
+    assert text.count(before) == 1, "the ldmatrix.m8n8 r.x4 formula moved"
+    (tmp_path / "ldmatrix.m8n8.yaml").write_text(text.replace(before, (
+        "            col = (%laneid % 4) * 2       if (i & 0x1) = 0\n"
+        "                  (%laneid % 4) * 2 + 1   otherwise\n"
+        "          read_from:\n            - \"CuTe SM75_U32x4_LDSM_N\"")))
+    shutil.copy(os.path.join(SPECS, "m16n8k16.yaml"), tmp_path)  # the fragments it composes with
+    r = run("mutate", str(tmp_path / "ldmatrix.m8n8.yaml"), "--format", "json", "--jobs", "1")
+    assert r.code == 0, r.err
+    outcomes = json.loads(r.out)["specs"][0]["outcomes"]
+    assert {o["verdict"] for o in outcomes} <= set(ORDER)
+    composed = [o for o in outcomes if o["verdict"] == "composition"]
+    assert composed and all(o["fragment"] == "r.x4" and o["by"].startswith("ldmatrix.x4/") for o in composed)
+    assert any(o["operator"] == "pieces" for o in composed)
