@@ -14,8 +14,10 @@ NAME = "mutate"
 def add(sub) -> None:
     mu = command(sub, NAME, "the mutation campaign: which wrong layouts would the theorems let through?",
                  "Make small wrong edits of each spec's formulas (mutants) and say which of them the "
-                 "properties, theorems and relations in scope kill; every survivor is listed. Exit 1 on a "
-                 "survivor that --known-gaps does not accept (docs/mutation.md).",
+                 "properties, theorems and relations in scope kill; every survivor is listed. The specs are "
+                 "proved first: where they fail, the failures are printed as prove prints them and nothing is "
+                 "mutated (exit 1, or 3 for a malformed spec). Exit 1 on a survivor that --known-gaps does not "
+                 "accept (docs/mutation.md).",
                  ["checker mutate specs/m16n8k16.yaml",
                   "checker mutate specs/ --known-gaps mutation/known-gaps.yaml --format json --output campaign.json"])
     add_specs(mu)
@@ -37,7 +39,33 @@ def run(args, out, err) -> int:
         raise UsageError("mutate needs a spec file to mutate, not only relations: nothing was checked")
     # the specs given are mutated; the relations in their scope (checker/scope.py) judge the mutants
     sc = scope.widen(files)
+    failing = _unmutated_failures(sc, args.paths, args.jobs, err)
+    if failing:
+        return failing
     return _campaign(sc.given + sc.relations, args.jobs, args.known_gaps, args.format, out, args.dumps)
+
+
+def _unmutated_failures(sc, paths: list, jobs, err) -> int:
+    """A mutant is killed by a property or theorem that the original passes; against a spec that
+    already fails one, every mutant would count as killed and the kill rate would say nothing.
+    So the scope is proved first, as `checker prove` proves it (its cache too); where anything
+    fails, its failures are printed as prove prints them and no mutant is made. -> prove's exit
+    code (0: go on)."""
+    from checker.commands.prove import proved
+    from checker.options import Options
+    from checker.report.text import failure
+    from checker.results import exit_code, summary
+
+    results, _ = proved(sc, Options(cross_check=True, jobs=jobs))
+    code = exit_code(results)
+    if code:
+        err.write("".join(f"{line}\n" for r in results if r.failed() for line in failure(r)))
+        s = summary(results)
+        err.write(f"checker: error: mutate: the unmutated specs fail `checker prove {' '.join(paths)}`: "
+                  f"{s['refuted']} refuted, {s['unknown']} unknown, {s['spec_errors']} spec errors (above). A mutant "
+                  "is killed only by what the original passes, so none was made and there is no kill rate; "
+                  "fix the spec first\n")
+    return code
 
 
 def _campaign(files: list, jobs: int, gaps_path: str | None, fmt: str, out, dump_dirs: list | None) -> int:

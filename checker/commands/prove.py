@@ -44,6 +44,32 @@ def _version() -> str:
         return "source"
 
 
+def proved(sc, opts: Options, cache_ok: bool = True) -> tuple:
+    """(results, from the cache?) of proving a scope (checker/scope.py): what `checker prove` of
+    its files gives, and what `checker mutate` asks of a spec before it measures mutants."""
+    # a hit imports neither z3 nor lark nor jsonschema: that is where its speed comes from
+    where = k = results = None
+    if cache_ok:
+        from checker import cache
+
+        where = cache.folder()
+        k = cache.key(sc.files, {"cross_check": opts.cross_check, "scope": sc.key()}) if where else None
+        results = cache.load(where, k) if k else None
+    cached = results is not None
+    if not cached:
+        from checker.prover import prove_paths
+
+        reads = cache.recording() if k else None  # every input the proof reads (checker/recording.py)
+        results = prove_paths(sc.files, opts)
+        if k:
+            cache.store(where, k, results, reads.stop())
+    if sc.added:  # a theorem of a spec the scope added that fails is pointed at the file given
+        from checker.theorems.relations import toward
+
+        results = toward(results, {os.path.splitext(os.path.basename(f))[0] for f in sc.given})
+    return results, cached
+
+
 def run(args, out, err) -> int:
     positive_jobs(args)
     check_outputs(args)
@@ -53,26 +79,7 @@ def run(args, out, err) -> int:
     sc = scope.widen(spec_files(args.paths))  # what proving these files proves (checker/scope.py)
     files = sc.files
     opts = Options(cross_check=not args.no_cross_check, dump_smt=args.dump_smt, jobs=args.jobs)
-    # a hit imports neither z3 nor lark nor jsonschema: that is where its speed comes from
-    where = k = results = None
-    if not (args.no_cache or args.dump_smt):
-        from checker import cache
-
-        where = cache.folder()
-        k = cache.key(files, {"cross_check": not args.no_cross_check, "scope": sc.key()}) if where else None
-        results = cache.load(where, k) if k else None
-    cached = results is not None
-    if not cached:
-        from checker.prover import prove_paths
-
-        reads = cache.recording() if k else None  # every input the proof reads (checker/recording.py)
-        results = prove_paths(files, opts)
-        if k:
-            cache.store(where, k, results, reads.stop())
-    if sc.added:  # a theorem of a spec the scope added that fails is pointed at the file given
-        from checker.theorems.relations import toward
-
-        results = toward(results, {os.path.splitext(os.path.basename(f))[0] for f in sc.given})
+    results, cached = proved(sc, opts, cache_ok=not (args.no_cache or args.dump_smt))
     from checker.files import is_relations_file
     from checker.report.text import prove_report
     from checker.results import exit_code, summary

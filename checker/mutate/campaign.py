@@ -5,8 +5,9 @@ formula (operators.py) goes through what `checker prove` would run on it, cheape
   defined, in-range, injective, covers
                  the per-fragment properties, decided by enumeration of the whole domain (the
                  plain-Python engine; `prove` shows it agrees with z3 on every verdict)
-  computations, shared-layout, packing
-                 the spec's cross-layout theorems, both engines, with the mutant in place
+  computations, shared-layout, packing, composition, containers, warpgroup
+                 the spec's cross-layout theorems, both engines, with the mutant in place, one
+                 family at a time (checker.theorems.consistency.FAMILIES)
   relation       every relation of the relations files that reads the fragment
   crosscheck     every probe dump given (--dumps) of a variant that reads the fragment, run
                  through `checker crosscheck` with the mutant in place: hardware says which lane
@@ -36,16 +37,18 @@ from checker.options import Options
 from checker.spec.load import load_spec
 from checker.spec.reading import formula_source, materialize, substituted
 from checker.source import plain
-from checker.theorems.consistency import spec_theorems
+from checker.theorems.consistency import FAMILIES, spec_theorems
 from checker.theorems.equation import Equation, Side, difference
 from checker.files import split_relations
 from checker.theorems.relations import load_relations
 from checker.theorems.run import Disagreement, decide, equation_result
 from checker.results import PROVED, UNKNOWN
 
-# cheapest first: the engine properties in the registry's order, then the theorems
-ORDER = ("bounds", *(p.name for p in REGISTRY if p.kind != "table"), "computations", "shared-layout", "packing",
-         "warpgroup", "relation", "crosscheck", "equivalent", "survivor")
+# cheapest first: the engine properties in the registry's order, then the theorem families in
+# theirs. Both come from the registries, so a property or theorem family added there has its
+# place here (a verdict missing from ORDER would have no column to be counted in).
+ORDER = ("bounds", *(p.name for p in REGISTRY if p.kind != "table"), *FAMILIES, "relation", "crosscheck",
+         "equivalent", "survivor")
 
 
 @dataclass
@@ -101,6 +104,16 @@ class _Context:
             for rel in load_relations(rp, known, only={self.spec.shape}):  # those that read this spec
                 self.relations.append((rp, rel))
         self.dumps = _dumps_of(self.spec, path, dumps)
+        self._before: dict = {}
+
+    def before(self, key, ask):
+        """What the unmutated spec already fails at `key` (asked once, the first time a mutant
+        fails there). A mutant is killed only by what the original passes: one with the
+        original's map fails exactly what the original fails, and must stay `equivalent`.
+        `checker mutate` proves the specs before mutating them, so this is empty there."""
+        if key not in self._before:
+            self._before[key] = ask()
+        return self._before[key]
 
 
 def _dumps_of(spec, path: str, dumps: list) -> list:
@@ -131,20 +144,37 @@ def _mutant_reading(reading, block, src):
     return dataclasses.replace(reading, layout=layout, width=width)
 
 
-def _fragment_verdict(reading, fragment) -> str | None:
-    for _, lanes in fragment.domains():
+def _fragment_failures(reading, fragment) -> set:
+    return {(k, prop) for k, (_, lanes) in enumerate(fragment.domains())
+            for prop, (verdict, _) in py_engine.decide_reading(reading, lanes).items() if verdict != PROVED}
+
+
+def _fragment_verdict(ctx, reading, fragment) -> str | None:
+    def before():
+        return _fragment_failures(ctx.readings[fragment.id], fragment)
+
+    for k, (_, lanes) in enumerate(fragment.domains()):
         answers = py_engine.decide_reading(reading, lanes)
-        for prop in answers:
-            if answers[prop][0] != PROVED:
+        for prop, (verdict, _) in answers.items():
+            if verdict != PROVED and (k, prop) not in ctx.before(("fragment", fragment.id), before):
                 return prop
     return None
 
 
+def _failed_theorems(results) -> list:
+    return [(r.property, r.subject) for r in results if r.failed()]
+
+
 def _theorem_verdict(ctx, fid, mreading) -> tuple:
     readings = dict(ctx.readings, **{fid: mreading})
-    for r in spec_theorems(ctx.spec, readings, ctx.opts):
-        if r.failed():
-            return r.property, r.subject or ""
+    # family by family: the verdict is the family that fails, whatever its results call
+    # themselves (a composition whose fragment no longer loads is a `load` result)
+    for family in FAMILIES:
+        for prop, subject in _failed_theorems(spec_theorems(ctx.spec, readings, ctx.opts, (family,))):
+            before = ctx.before(("family", family),
+                                lambda: set(_failed_theorems(spec_theorems(ctx.spec, ctx.readings, ctx.opts, (family,)))))
+            if (prop, subject) not in before:
+                return family, (subject or "") if prop == family else f"{prop}: {subject}"
     original = ctx.readings[fid]
 
     def reads_it(side) -> bool:  # the side reads this fragment's reading (its own, or one made alike)
@@ -158,7 +188,8 @@ def _theorem_verdict(ctx, fid, mreading) -> tuple:
                                                   for tag, s in (("left", sides[0]), ("right", sides[1]))
                                                   if reads_it(s)})
         r = equation_result(eq, ctx.opts, path, "relation", rel.id, str(rel.span), expect=rel.expect)
-        if r.failed():
+        if r.failed() and not ctx.before(("relation", path, rel.id), lambda: equation_result(
+                rel.equation, ctx.opts, path, "relation", rel.id, str(rel.span), expect=rel.expect).failed()):
             return "relation", rel.id
     return None, ""
 
@@ -210,7 +241,7 @@ def run_fragment(ctx: _Context, fragment) -> list:
             o.verdict = "bounds"
             out.append(o)
             continue
-        prop = _fragment_verdict(mreading, fragment)
+        prop = _fragment_verdict(ctx, mreading, fragment)
         if prop is None:
             prop, o.by = _theorem_verdict(ctx, fragment.id, mreading)
         if prop is None and ctx.dumps:

@@ -27,6 +27,42 @@ KERNEL = CHAIN_KERNEL
 TARGET = "sm_80"  # mma.m16n8k16 .f16 (the support table); ldmatrix needs sm_75
 
 
+def chain_of(forms: list, spec, mma_spec_path: str, mma_spec):
+    """The chain, or None where the spec no longer gives both ldmatrix forms it runs: its dumps
+    are then of no spec given, as the dumps of any form whose layout was removed are."""
+    if not {CHAIN_A, CHAIN_B} <= {f.instruction for f in forms}:
+        return None
+    return Chain(forms, spec, mma_spec_path, mma_spec)
+
+
+def _variant(spec, a, b, mma_spec_path: str, mma_spec):
+    """The mma variant the chained kernel runs. Where the mma spec no longer gives it, the error
+    is at the `fragment:` line of the composition whose fragment no longer resolves to the operand
+    the kernel loads (the chain stands on those compositions), else at the mma spec."""
+    from checker.errors import SourceSpan, SpecError
+    from checker.semantics.variants import find
+
+    v, _ = find(mma_spec, VARIANT)
+    if v is not None:
+        return v
+    atype = VARIANT.split(".")[3]
+    for form, operand in ((a, "A"), (b, "B")):
+        for c in spec.compositions:
+            shape, _, fid = c.fragment.partition("/")
+            if c.layout != form.layout.id or shape != mma_spec.shape or c.expect != "holds":
+                continue
+            f = mma_spec.fragment(fid)
+            why = (f"{mma_spec_path} has no fragment {fid!r}" if f is None else
+                   f"{c.fragment} is operand {f.operand} of {', '.join('.' + t for t in f.types)} there "
+                   f"({f.span}), not {operand} of .{atype}" if f.operand != operand or atype not in f.types else "")
+            if why:
+                raise SpecError(c.fragment_span or c.span,
+                                f"composition {c.id} names {c.fragment}, which no longer resolves: {why}; the chained "
+                                f"probe {NAME} loads it as {operand} of mma.sync.aligned.{mma_spec.shape}.{VARIANT}")
+    raise SpecError(SourceSpan(mma_spec_path, 1, 1), f"{mma_spec.shape} gives no variant {VARIANT} (A and B "
+                    f".{atype}, C and D .f32), which the chained probe {NAME} of {spec.path} runs")
+
+
 class Chain:
     """The two ldmatrix forms (specs/ldmatrix.m8n8.yaml) and the mma variant (m16n8k16.yaml)."""
 
@@ -34,11 +70,10 @@ class Chain:
 
     def __init__(self, forms: list, spec, mma_spec_path: str, mma_spec):
         from checker.semantics.execute import geometries
-        from checker.semantics.variants import find
 
         self.a = next(f for f in forms if f.instruction == CHAIN_A)
         self.b = next(f for f in forms if f.instruction == CHAIN_B)
-        self.variant, _ = find(mma_spec, VARIANT)
+        self.variant = _variant(spec, self.a, self.b, mma_spec_path, mma_spec)
         self.geo = geometries(self.variant)
         self.spec_path = self.a.spec_path
         self.mma_spec_path = mma_spec_path

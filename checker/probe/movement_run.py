@@ -25,7 +25,7 @@ def is_movement(spec) -> bool:
 def subjects_of(specs: list) -> dict:
     """specs: [(path, Spec)] -> {instruction: Form or Chain}, in the specs' order; the chain where
     an ldmatrix.m8n8 spec has m16n8k16.yaml beside it (or among the specs)."""
-    from checker.probe.movement_chain import Chain
+    from checker.probe.movement_chain import chain_of
     from checker.spec.load import load_spec
 
     out = {}
@@ -37,8 +37,9 @@ def subjects_of(specs: list) -> dict:
         mma_path = chain_spec_path(path)
         if mma_path is not None:
             same = [s for p, s in specs if os.path.abspath(p) == os.path.abspath(mma_path)]
-            chain = Chain(forms, spec, mma_path, same[0] if same else load_spec(mma_path))
-            out[chain.instruction] = chain
+            chain = chain_of(forms, spec, mma_path, same[0] if same else load_spec(mma_path))
+            if chain is not None:
+                out[chain.instruction] = chain
     return out
 
 

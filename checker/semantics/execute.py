@@ -32,7 +32,10 @@ def shapes(v) -> dict:
 def _mnk(shape: str):
     import re
 
-    return tuple(int(x) for x in re.fullmatch(r"m(\d+)n(\d+)k(\d+)", shape).groups())
+    found = re.fullmatch(r"m(\d+)n(\d+)k(\d+)", shape)
+    if found is None:  # the model runs mma variants only; another family's shape has no M, N, K
+        raise ModelError(f"the reference model runs mma shapes (mMnNkK), not {shape!r}")
+    return tuple(int(x) for x in found.groups())
 
 
 def multiply(v, A, B, C) -> np.ndarray:

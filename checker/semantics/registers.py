@@ -40,7 +40,10 @@ class Geometry:
 
 
 def geometry(fragment, type_: str, reading=None) -> Geometry:
-    row = next(r for r in fragment.table if type_ in r.types)
+    row = next((r for r in fragment.table if type_ in r.types), None)
+    if row is None:  # a variant is made of fragments that hold its types; a caller's may not
+        raise ModelError(f"{fragment.span}: {fragment.id} has no table row of .{type_} (its types: "
+                         f"{', '.join('.' + t for t in fragment.types)})")
     reading = reading or materialize(fragment)
     n = reading.n
     threads = fragment.threads.count

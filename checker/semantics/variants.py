@@ -95,7 +95,9 @@ def variants(spec) -> list:
 
 
 def find(spec, ident: str):
-    """A variant by its id (`row.col.f32.f16.f16.f32`) or its whole instruction name."""
+    """(variant, all variants): the variant by its id (`row.col.f32.f16.f16.f32`) or its whole
+    instruction name; None where the spec gives none, which each caller must say at a line of its
+    own (simulate: the usage; the ldmatrix chain: the composition that names the fragment)."""
     all_ = variants(spec)
     for v in all_:
         if ident in (v.id, v.instruction, v.instruction.replace("mma.sync.aligned.", "")):

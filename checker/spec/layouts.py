@@ -29,6 +29,7 @@ class Composition:
     variables: tuple  # (name, lo, hi)
     src: dict  # element, fragment_element, lane, row, col -> SourceText (absent: the default)
     span: SourceSpan
+    fragment_span: SourceSpan | None = None  # its `fragment:` line, where a name that no longer resolves is said
 
 
 def fragment(meaning, fr: dict, fpath: list, section: str, family: str) -> model.Fragment:
@@ -80,5 +81,5 @@ def compositions(meaning, value: dict, fragments: dict) -> tuple:
             variables.append((name, lo, hi))
         src = {f: meaning.stext(path + [f]) for f in ("element", "fragment_element", "lane", "row", "col") if f in c}
         out.append(Composition(c["id"], c["statement"], tuple(c["rests_on"]), c["expect"], c["layout"], c["fragment"],
-                               tuple(variables), src, meaning.span(path)))
+                               tuple(variables), src, meaning.span(path), meaning.span(path + ["fragment"])))
     return tuple(out)

@@ -159,3 +159,22 @@ def test_products_and_an_accumulator_far_apart_in_scale_stay_exact(c):
     A[0, 0, 0] = B[0, 0, 0] = 2.0 ** 20
     D = multiply(v, A, B, C)
     assert Fraction(D[0, 0, 0]) == Fraction(2 ** 40) + Fraction(c)
+
+
+def test_a_type_the_fragment_does_not_hold_is_a_located_model_error():
+    """geometry() of a type no table row holds says so at the fragment (a crosscheck turns a
+    ModelError into a located result), where it once raised StopIteration."""
+    from checker.semantics.registers import geometry
+
+    spec = load_spec(os.path.join(SPECS, "m16n8k16.yaml"))
+    f = spec.fragment("A.f16")
+    with pytest.raises(ModelError, match=rf"^{f.span}: A\.f16 has no table row of \.s8 \(its types: \.f16, \.bf16\)"):
+        geometry(f, "s8")
+
+
+def test_the_model_runs_mma_shapes_only():
+    from checker.semantics.execute import _mnk
+
+    assert _mnk("m16n8k16") == (16, 8, 16)
+    with pytest.raises(ModelError, match="mMnNkK"):
+        _mnk("ldmatrix.m8n8")

@@ -416,3 +416,35 @@ def test_the_device_path_writes_a_hardware_dump(subjects, tmp_path, monkeypatch,
     assert movement_dump.read(path).header["source"] == "hardware"
     results, stats = crosscheck(subjects, [path])
     assert stats["hardware"] == 1 and [r.verdict for r in results] == ["PROVED", "PROVED"]
+
+
+def test_a_composition_whose_fragment_no_longer_resolves_is_a_located_error(run, tmp_path):
+    """QA: m16n8k16's A.f16 edited to `operand: B` once ended `crosscheck` of ldmatrix.m8n8 in
+    AttributeError ('NoneType' object has no attribute 'fragment'): the chained probe found no
+    mma variant to run. Now it says which composition names the fragment, at its `fragment:`
+    line, and where the fragment is declared; exit 3 (a malformed spec), as prove's spec error."""
+    shutil.copy(os.path.join(SPECS, "ldmatrix.m8n8.yaml"), tmp_path)
+    text = open(os.path.join(SPECS, "m16n8k16.yaml"), encoding="utf-8").read()
+    before = "      - id: A.f16\n        operand: A\n"
+    assert text.count(before) == 1, "m16n8k16's A.f16 moved"
+    (tmp_path / "m16n8k16.yaml").write_text(text.replace(before, "      - id: A.f16\n        operand: B\n"))
+    chain = os.path.join(ROOT, "reports", "synthetic", "ldmatrix-x4-x2.trans-into-mma.m16n8k16" + movement_dump.SUFFIX)
+    r = run("crosscheck", str(tmp_path / "ldmatrix.m8n8.yaml"), "--dumps", chain)
+    line = _line("ldmatrix.m8n8.yaml", "fragment: m16n8k16/A.f16", after="- id: ldmatrix.x4/m16n8k16/A.f16")
+    assert r.code == 3 and "Traceback" not in r.err
+    assert r.err.startswith(f"{tmp_path / 'ldmatrix.m8n8.yaml'}:{line}:") and "names m16n8k16/A.f16" in r.err
+    declared = _line("m16n8k16.yaml", "- id: A.f16")
+    assert f"is operand B of .f16, .bf16 there ({tmp_path / 'm16n8k16.yaml'}:{declared}:" in r.err
+
+
+def test_without_the_forms_it_runs_there_is_no_chain():
+    """An ldmatrix.m8n8 spec that no longer gives the x4 form has no chained kernel (its dumps are
+    then of no spec given, as any removed form's are), not a StopIteration."""
+    from checker.probe.movement_chain import CHAIN_A, chain_of
+    from checker.probe.movement_forms import forms_of
+
+    path = os.path.join(SPECS, "ldmatrix.m8n8.yaml")
+    spec, mma = load_spec(path), load_spec(os.path.join(SPECS, "m16n8k16.yaml"))
+    forms = forms_of(path, spec)
+    assert chain_of(forms, spec, "m16n8k16.yaml", mma) is not None
+    assert chain_of([f for f in forms if f.instruction != CHAIN_A], spec, "m16n8k16.yaml", mma) is None

@@ -193,3 +193,95 @@ def test_a_warpgroup_mutant_that_differs_only_past_warp_0_is_not_equivalent(tmp_
     f, g = spec.fragment("A.f16"), mutant.fragment("A.f16")
     same, difference = _equivalence(materialize(f), materialize(g), f)
     assert not same and difference
+
+
+def test_the_stages_are_the_registries(tmp_path, run):
+    """The campaign's stages are the property registry's and the theorem families', so a verdict
+    always has its column: a mutant of ldmatrix.m8n8 that only a composition with mma kills (its
+    r.x4 column written in two pieces, the pieces swapped: still a bijection) is counted under
+    `composition`, which a hand-kept list once lacked (KeyError: 'composition')."""
+    from checker.mutate.campaign import ORDER
+    from checker.properties import engine_properties
+    from checker.theorems.consistency import FAMILIES
+
+    assert {p.name for p in engine_properties()} | set(FAMILIES) <= set(ORDER)
+    text = open(os.path.join(SPECS, "ldmatrix.m8n8.yaml"), encoding="utf-8").read()
+    before = ("            col = (%laneid % 4) * 2 + (i & 0x1)\n"
+              "          read_from:\n            - \"CuTe SM75_U32x4_LDSM_N\"")
+    assert text.count(before) == 1, "the ldmatrix.m8n8 r.x4 formula moved"
+    (tmp_path / "ldmatrix.m8n8.yaml").write_text(text.replace(before, (
+        "            col = (%laneid % 4) * 2       if (i & 0x1) = 0\n"
+        "                  (%laneid % 4) * 2 + 1   otherwise\n"
+        "          read_from:\n            - \"CuTe SM75_U32x4_LDSM_N\"")))
+    shutil.copy(os.path.join(SPECS, "m16n8k16.yaml"), tmp_path)  # the fragments it composes with
+    r = run("mutate", str(tmp_path / "ldmatrix.m8n8.yaml"), "--format", "json", "--jobs", "1")
+    assert r.code == 0, r.err
+    outcomes = json.loads(r.out)["specs"][0]["outcomes"]
+    assert {o["verdict"] for o in outcomes} <= set(ORDER)
+    composed = [o for o in outcomes if o["verdict"] == "composition"]
+    assert composed and all(o["fragment"] == "r.x4" and o["by"].startswith("ldmatrix.x4/") for o in composed)
+    assert any(o["operator"] == "pieces" for o in composed)
+
+
+# docs/gate.md's worked example: A.f16's row condition of m16n8k16 "simplified" to `i < 4`
+GATE_GOOD = "row = groupID for ai where 0 <= i < 2 || 4 <= i < 6"
+GATE_BAD = "row = groupID for ai where i < 4"
+
+
+def _gate_edit(folder) -> str:
+    text = open(os.path.join(SPECS, "m16n8k16.yaml"), encoding="utf-8").read()
+    assert text.count(GATE_GOOD) == 1, "docs/gate.md's worked example moved"
+    path = folder / "m16n8k16.yaml"
+    path.write_text(text.replace(GATE_GOOD, GATE_BAD))
+    return str(path)
+
+
+def test_a_spec_that_fails_unmutated_is_reported_not_measured(run, tmp_path):
+    """Against a spec that already fails, every mutant would count as killed (the gate.md edit
+    once gave "209 of 209 non-equivalent killed (100.0%)" and exit 0): the campaign proves the
+    specs first and, where they fail, says where as prove does, with no kill rate and exit 1."""
+    path = _gate_edit(tmp_path)
+    r = run("mutate", path, "--jobs", "1")
+    assert r.code == 1 and r.out == "" and "Traceback" not in r.err
+    assert f"{path}:30:17: error: A.f16 injective refuted: A.f16 is not injective" in r.err
+    assert f"replay: checker eval {path} --fragment A.f16 --lane 0 --i 0" in r.err
+    assert f"the unmutated specs fail `checker prove {path}`" in r.err and "non-equivalent killed" not in r.err
+    assert run("mutate", path, "--format", "json").out == ""  # no campaign to give as JSON either
+
+
+def test_a_composition_that_fails_unmutated_is_reported_not_a_traceback(run, tmp_path):
+    """QA: ldmatrix.m8n8's r.x4 row edited to `8 * (i & 0x1)` once ended mutate in KeyError:
+    'composition'; it fails injective, covers and its composition with m16n8k16's A, each said
+    at its line."""
+    text = open(os.path.join(SPECS, "ldmatrix.m8n8.yaml"), encoding="utf-8").read()
+    lines = text.split("\n")
+    assert lines[80] == "            row = (%laneid >> 2) + 8 * (i >> 1)", "the r.x4 formula moved"
+    lines[80] = "            row = (%laneid >> 2) + 8 * (i & 0x1)"
+    path = tmp_path / "ldmatrix.m8n8.yaml"
+    path.write_text("\n".join(lines))
+    shutil.copy(os.path.join(SPECS, "m16n8k16.yaml"), tmp_path)
+    r = run("mutate", str(path), "--jobs", "1")
+    assert r.code == 1 and r.out == "" and "Traceback" not in r.err
+    assert f"{path}:81:19: error: r.x4 injective refuted" in r.err
+    assert f"{path}:81:19: error: composition ldmatrix.x4/m16n8k16/A.f16 refuted" in r.err
+
+
+def test_a_mutant_with_the_original_map_stays_equivalent_where_the_original_fails(tmp_path):
+    """The campaign itself (which `checker mutate` runs only on specs that prove) counts a kill
+    only for what the original passes: with the gate.md edit the relation
+    transpose/m16n8k16/B-is-top-of-A fails on the original, so the B.f16 mutant that drops a mask
+    its piece makes redundant (the same map, z3 proves) stays equivalent instead of being
+    "killed" by that relation."""
+    from checker.mutate.campaign import campaign
+
+    path = _gate_edit(tmp_path)
+    rels = open(os.path.join(SPECS, "relations.yaml"), encoding="utf-8").read()
+    head, _, rest = rels.partition("relations:\n")
+    start = rest.index("  - id: transpose/m16n8k16/B-is-top-of-A\n")
+    end = rest.index("  - id: ", start + 1)
+    (tmp_path / "relations.yaml").write_text(head + "relations:\n" + rest[start:end])
+    [c] = campaign([path, str(tmp_path / "relations.yaml")], 1)
+    masks = [o for o in c.outcomes if o.fragment == "B.f16" and o.operator == "mask" and o.verdict != "in-range"]
+    assert [(o.verdict, o.by, o.difference) for o in masks] == [("equivalent", "", "")]
+    # a relation kills only a mutant that breaks it where the original keeps it: none here
+    assert not any(o.by == "transpose/m16n8k16/B-is-top-of-A" for o in c.outcomes)
