@@ -7,9 +7,10 @@ Four checks, each a plain reading of what the words claim against what the table
                    (a title: the multiplicand types of its section; a caption: its fragment's
                    types; a "same as" sentence: only types of the section it refers to), and
                    "integer" / "floating point" agree with them
-  register-words   "each register containing N .T elements" fits the register (N x bits(T)) and is
-                   the table's per-register count; "containing N elements" without "each" is the
-                   row's total
+  register-words   the registers the cell names (".f16x2 registers", "32-bit registers") are the
+                   table's kind; "each register containing N .T elements" fits the register
+                   (N x bits(T)) and is the table's per-register count; "containing N elements"
+                   without "each" is the row's total
   wording          no word doubled ("matrix matrix"), no space before a comma
   elements-listed  every row of a dense fragment's table lists its elements
 
@@ -32,6 +33,18 @@ _NUMBER = {"a single": 1, "one": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 
 _COUNT = "|".join(sorted(_NUMBER, key=len, reverse=True))
 _EACH = re.compile(rf"\beach (?:register )?containing ({_COUNT}) (?:non-zero )?`?\.(\w+)`?")
 _TOTAL = re.compile(rf"registers?,? containing ({_COUNT}) `?\.(\w+)`? elements")
+_KIND = re.compile(r"`?\.(\w+)`?\s+registers?\b")  # "four .f16x2 registers", "a single `.b32` register"
+_WIDTH = re.compile(r"\b(\d+)-bit registers?\b")  # ldmatrix & co.: "1, 2, or 4 32-bit registers"
+
+
+class Located(str):
+    """A check's answer with the place to point at when that is not its text's: a register kind
+    the Fragment cell contradicts is refuted at the row's `kind:`, the line an edit changed."""
+
+    def __new__(cls, text: str, span):
+        self = super().__new__(cls, text)
+        self.span = span
+        return self
 
 
 def named_types(text: str) -> set:
@@ -55,7 +68,24 @@ def types_named(text: str, types, kinds=(), exact: bool = True) -> str | None:
     return None
 
 
+def register_kind(cell: str, row) -> str | None:
+    """The register kind the cell names against the table's: `kind: f32` under "four .f16x2
+    registers" changes what `where`, the packing facts and the reference model read from it,
+    and no layout property sees it."""
+    named = _KIND.search(cell)
+    if named and named.group(1) != row.kind:
+        return f"names .{named.group(1)} registers, where the table gives kind: {row.kind}"
+    width = _WIDTH.search(cell)
+    if width and int(width.group(1)) != _REGISTER_BITS.get(row.kind):
+        return (f"names {width.group(1)}-bit registers, where the table gives kind: {row.kind} "
+                f"({_REGISTER_BITS.get(row.kind, '?')} bits)")
+    return None
+
+
 def register_words(cell: str, row) -> str | None:
+    kind = register_kind(cell, row)
+    if kind is not None:
+        return Located(kind, getattr(row, "kind_span", None))
     each = _EACH.search(cell)
     if each:
         n, type_ = _NUMBER[each.group(1)], each.group(2)
@@ -148,9 +178,10 @@ def check(spec, resolve=None) -> list:
         for name, fn in checks.items():
             why = fn(read)
             if why is not None:
-                out.append(Result(spec.path, fid, name, REFUTED, 0.0, str(span), {"text": read[:300]},
+                at = getattr(why, "span", None) or span
+                out.append(Result(spec.path, fid, name, REFUTED, 0.0, str(at), {"text": read[:300]},
                                   subject=None if fid else subject,
-                                  message=f"{subject} {why}: {_quote(read)} (if the document prints it so, keep it and add an erratum)"))
+                                  message=f"{subject} {why}: {_quote(read)} ({_HINT[at is span]})"))
         for e in mine:
             out.append(_confirm(spec, fid, subject, e, printed or "", mine, field, row, checks))
     if not any(r.failed() for r in out):
@@ -159,6 +190,11 @@ def check(spec, resolve=None) -> list:
                           message=f"{texts} texts read as their tables say ({', '.join(sorted(WORD_CHECKS))})"
                                   + (f"; {errata} printed as the errata say" if errata else "")))
     return out
+
+
+_HINT = {True: "if the document prints it so, keep it and add an erratum",
+         False: "the table follows the cell: correct the table; if the document prints the cell so, keep it "
+                "and add an erratum"}
 
 
 def _confirm(spec, fid, subject, e, printed, mine, field, row, checks) -> Result:
@@ -196,4 +232,4 @@ def _quote(text: str) -> str:
     return f"“{text[:160]}{'…' if len(text) > 160 else ''}”" if text else "(empty)"
 
 
-__all__ = ["WORD_CHECKS", "check", "named_types", "register_words", "types_named", "wording"]
+__all__ = ["WORD_CHECKS", "check", "named_types", "register_kind", "register_words", "types_named", "wording"]

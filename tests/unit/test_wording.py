@@ -38,6 +38,44 @@ def test_register_words_passes_and_fails():
     assert "hold 4" in wording.register_words("four .f32 registers, containing two .f32 elements", Row("f32", 4))
 
 
+def test_register_kind_passes_and_fails():
+    cell = "A vector expression containing four .f16x2 registers, with each register containing two .f16 elements"
+    assert wording.register_kind(cell, Row("f16x2")) is None
+    assert wording.register_kind(cell, Row("f32")) == "names .f16x2 registers, where the table gives kind: f32"
+    assert wording.register_kind("containing a single `.b32` register, containing four `.u8`", Row("b32", 1)) is None
+    assert "names .b32 registers" in wording.register_kind("a single `.b32` register", Row("f64", 1))
+    assert wording.register_kind("N/2 number of `.f32` registers.", Row("f32")) is None
+    movement = "a brace-enclosed vector expression consisting of 1, 2, or 4 32-bit registers"
+    assert wording.register_kind(movement, Row("b32")) is None
+    assert wording.register_kind(movement, Row("f64")) == "names 32-bit registers, where the table gives kind: f64 (64 bits)"
+    # a cell that names no register kind claims none
+    assert wording.register_kind("A vector expression of two registers", Row("f64")) is None
+    # register-words answers with the kind's place in the file, where the edit is
+    row = Row("f32")
+    row.kind_span = "m16n8k16.yaml:23:41"
+    assert wording.register_words(cell, row).span == "m16n8k16.yaml:23:41"
+
+
+def test_a_register_kind_the_fragment_cell_does_not_name_is_refuted_at_its_line(tmp_path, run):
+    """m16n8k16 A.f16's `kind: f16x2` edited to f32 under "four .f16x2 registers": every layout
+    property still holds (2 x 16 bits fit a .f32 too); the words refute it, at the kind."""
+    for sibling in os.listdir(SPECS):  # the scope reads the specs beside it
+        if sibling.endswith(".yaml"):
+            (tmp_path / sibling).write_text(open(os.path.join(SPECS, sibling), encoding="utf-8").read(), encoding="utf-8")
+    out = tmp_path / "m16n8k16.yaml"
+    lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert lines[22] == "            registers: {count: 4, kind: f16x2, per_register: 2}\n"
+    assert r"four .f16x2 registers" in lines[21]
+    lines[22] = lines[22].replace("kind: f16x2", "kind: f32")
+    out.write_text("".join(lines), encoding="utf-8")
+    r = run("prove", str(out), "--format", "json")
+    bad = [x for x in json.loads(r.out)["results"] if x["verdict"] != "PROVED" and not x["erratum"] and not x["declared"]]
+    assert r.code == 1
+    assert [(x["fragment"], x["property"], x["location"]) for x in bad] == [("A.f16", "register-words", f"{out}:23:41")]
+    assert bad[0]["message"].startswith("the Fragment cell of A.f16 (table row 1) names .f16x2 registers, where the "
+                                        "table gives kind: f32: “A vector expression containing four .f16x2 registers")
+
+
 def test_wording_passes_and_fails():
     assert wording.wording("for accumulator matrix C/D.") is None
     assert "matrix" in wording.wording("for accumulator matrix matrix C/D.")
