@@ -186,6 +186,7 @@ class SameAs:
     span: SourceSpan
     errata: tuple = ()  # of the sentence's words
     printed_span: SourceSpan | None = None
+    fragment_spans: tuple = ()  # of each name in `fragments`: where a name the sentence contradicts is refuted
 
 
 @dataclass(frozen=True)

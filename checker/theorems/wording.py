@@ -5,7 +5,8 @@ Four checks, each a plain reading of what the words claim against what the table
 
   types-named      a title, caption or sentence that names types names the ones its tables have
                    (a title: the multiplicand types of its section; a caption: its fragment's
-                   types; a "same as" sentence: only types of the section it refers to), and
+                   types; a "same as" sentence: only types of the section it refers to, and each
+                   fragment it names has them: a B its own, a C/D its section's A and B), and
                    "integer" / "floating point" agree with them
   register-words   the registers the cell names (".f16x2 registers", "32-bit registers") are the
                    table's kind; "each register containing N .T elements" fits the register
@@ -38,12 +39,13 @@ _WIDTH = re.compile(r"\b(\d+)-bit registers?\b")  # ldmatrix & co.: "1, 2, or 4 
 
 
 class Located(str):
-    """A check's answer with the place to point at when that is not its text's: a register kind
-    the Fragment cell contradicts is refuted at the row's `kind:`, the line an edit changed."""
+    """A check's answer with the place to point at when that is not its text's, and what to do
+    there: a register kind the Fragment cell contradicts is refuted at the row's `kind:`, a
+    fragment a "same as" sentence contradicts at its name: the lines an edit changes."""
 
-    def __new__(cls, text: str, span):
+    def __new__(cls, text: str, span, hint: str):
         self = super().__new__(cls, text)
-        self.span = span
+        self.span, self.hint = span, hint
         return self
 
 
@@ -85,7 +87,8 @@ def register_kind(cell: str, row) -> str | None:
 def register_words(cell: str, row) -> str | None:
     kind = register_kind(cell, row)
     if kind is not None:
-        return Located(kind, getattr(row, "kind_span", None))
+        return Located(kind, getattr(row, "kind_span", None), "the kind is the cell's: correct it; if the document "
+                       "prints the cell so, keep it and add an erratum")
     each = _EACH.search(cell)
     if each:
         n, type_ = _NUMBER[each.group(1)], each.group(2)
@@ -122,9 +125,10 @@ def _texts(spec, resolve):
         yield sec, "title", None, sec.title, sec.title_span, {
             "types-named": lambda t, ab=ab: types_named(t, ab), "wording": wording}
         for same in sec.same_as:
-            meant = tuple(t for name in same.fragments for t in _types_of(spec, name, resolve))
+            spans = same.fragment_spans or (same.span,) * len(same.fragments)
+            targets = tuple((name, at, *_target(spec, name, resolve)) for name, at in zip(same.fragments, spans))
             yield same, "same_as", None, same.printed, same.printed_span or same.span, {
-                "types-named": lambda t, meant=meant: types_named(t, meant, exact=False), "wording": wording}
+                "types-named": lambda t, targets=targets: same_as_types(t, targets), "wording": wording}
         for f in frs:
             if f.caption is not None:
                 kinds = tuple(r.kind for r in f.table)
@@ -140,16 +144,44 @@ def _texts(spec, resolve):
                         "elements-listed": lambda t: None if t else "is empty"}
 
 
-def _types_of(spec, name, resolve):
-    """The types of the section a "same as" fragment is in: the sentence names the section by its
-    title ("... with floating point type for .f16/.bf16 formats"), so any of its types may be named."""
+def _target(spec, name, resolve) -> tuple:
+    """(the fragment a "same as" sentence names, the types of its section, those of the
+    section's multiplicands, those of its whole spec), or (None, (), (), ()) where no spec beside
+    has it (the same-as theorem says so)."""
     shape, fid = name.split("/", 1)
     other = spec if shape == spec.shape else (resolve(shape) if resolve else None)
     for sec in (other.sections if other is not None else ()):
         frs = sec.fragments + sec.figures_only
-        if any(f.id == fid or f.id.startswith(fid + "[") for f in frs):
-            return tuple(t for f in frs for t in f.types)
-    return ()
+        frag = next((f for f in frs if f.id == fid or f.id.startswith(fid + "[")), None)
+        if frag is not None:
+            everywhere = tuple(t for s in other.sections for f in s.fragments + s.figures_only for t in f.types)
+            return (frag, tuple(t for f in frs for t in f.types),
+                    tuple(t for f in frs if f.operand in ("A", "B") for t in f.types), everywhere)
+    return None, (), (), ()
+
+
+def same_as_types(text: str, targets) -> str | None:
+    """A "same as" sentence names the section it refers to by its title ("... with floating point
+    type for .f16/.bf16 formats"), so it may name only that section's types; and each fragment it
+    is held to (`targets`: (name, span, fragment, section types, its multiplicands' types, its
+    spec's types)) must have the multiplicand types it names: a multiplicand its own (.f16/.bf16
+    formats are m16n8k16/B.f16, not B.f64 of the same section), an accumulator, which the
+    section's multiplicands share, its section's multiplicands'. A type the target's spec has
+    elsewhere makes the name wrong (refuted at the name); one it has nowhere, the words (at the
+    sentence: `.b16`, an erratum)."""
+    named = named_types(text)
+    for name, at, frag, _, ab, everywhere in targets:
+        if frag is None:
+            continue
+        mine = frag.operand in ("A", "B")
+        have = set(frag.types if mine else ab)
+        if (named & set(everywhere)) - have:
+            whose = f"{name} has" if mine else f"the multiplicands of the section of {name} have"
+            return Located(f"names {', '.join('.' + t for t in sorted(named))}, but {whose} "
+                           f"{', '.join('.' + t for t in sorted(have))}", at,
+                           "the fragments are the sentence's: correct the name; if the document prints the sentence "
+                           "so, keep it and add an erratum")
+    return types_named(text, tuple(t for _, _, _, types, _, _ in targets for t in types), exact=False)
 
 
 def _apply(text, errata, owner_field, row):
@@ -181,7 +213,7 @@ def check(spec, resolve=None) -> list:
                 at = getattr(why, "span", None) or span
                 out.append(Result(spec.path, fid, name, REFUTED, 0.0, str(at), {"text": read[:300]},
                                   subject=None if fid else subject,
-                                  message=f"{subject} {why}: {_quote(read)} ({_HINT[at is span]})"))
+                                  message=f"{subject} {why}: {_quote(read)} ({getattr(why, 'hint', _HINT)})"))
         for e in mine:
             out.append(_confirm(spec, fid, subject, e, printed or "", mine, field, row, checks))
     if not any(r.failed() for r in out):
@@ -192,9 +224,7 @@ def check(spec, resolve=None) -> list:
     return out
 
 
-_HINT = {True: "if the document prints it so, keep it and add an erratum",
-         False: "the table follows the cell: correct the table; if the document prints the cell so, keep it "
-                "and add an erratum"}
+_HINT = "if the document prints it so, keep it and add an erratum"
 
 
 def _confirm(spec, fid, subject, e, printed, mine, field, row, checks) -> Result:
@@ -232,4 +262,5 @@ def _quote(text: str) -> str:
     return f"“{text[:160]}{'…' if len(text) > 160 else ''}”" if text else "(empty)"
 
 
-__all__ = ["WORD_CHECKS", "check", "named_types", "register_kind", "register_words", "types_named", "wording"]
+__all__ = ["WORD_CHECKS", "check", "named_types", "register_kind", "register_words", "same_as_types", "types_named",
+           "wording"]

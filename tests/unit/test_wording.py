@@ -76,6 +76,56 @@ def test_a_register_kind_the_fragment_cell_does_not_name_is_refuted_at_its_line(
                                         "table gives kind: f32: “A vector expression containing four .f16x2 registers")
 
 
+class Frag:
+    def __init__(self, operand, types):
+        self.operand, self.types = operand, types
+
+
+def test_same_as_types_passes_and_fails():
+    text = "the same as in case of Matrix Fragments for mma.m16n8k16 with floating point type for `.f16`/`.bf16` formats."
+    everywhere = ("f16", "bf16", "f64", "f32", "u8", "s8", "e4m3", "e5m2", "s32")
+    section = ("f16", "bf16", "f64", "f32")
+    b16 = ("m16n8k16/B.f16", "at 280", Frag("B", ("f16", "bf16")), section, ("f16", "bf16", "f64"), everywhere)
+    b64 = ("m16n8k16/B.f64", "at 280", Frag("B", ("f64",)), section, ("f16", "bf16", "f64"), everywhere)
+    c = ("m16n8k16/C.float", "at 281", Frag("C", ("f64", "f32", "f16")), section, ("f16", "bf16", "f64"), everywhere)
+    c_int = ("m16n8k16/C.int", "at 281", Frag("C", ("s32", "f32", "f16")), ("u8", "s8", "s32", "f32", "f16"),
+             ("u8", "s8"), everywhere)
+    assert wording.same_as_types(text, [b16, c]) is None
+    why = wording.same_as_types(text, [b64, c])
+    assert why == "names .bf16, .f16, but m16n8k16/B.f64 has .f64" and why.span == "at 280"
+    why = wording.same_as_types(text, [b16, c_int])
+    assert why == "names .bf16, .f16, but the multiplicands of the section of m16n8k16/C.int have .s8, .u8"
+    assert why.span == "at 281"
+    # a type the spec has nowhere is the sentence's words (the printed `.b16`), at the sentence
+    why = wording.same_as_types(text.replace(".bf16", ".b16"), [b16, c])
+    assert why == "names .b16, which its tables do not have" and not hasattr(why, "span")
+    assert wording.same_as_types("the same as in case of mma.m16n8k32.", [b64, c_int]) is None  # names no type
+
+
+@pytest.mark.parametrize("name, line, old, new, at, message", ids=["multiplicand", "accumulator"], argvalues=[
+    ("m16n8k16.yaml", 280, "m16n8k16/B.f16", "m16n8k16/B.f64", 19,
+     "the \"same as\" sentence names .bf16, .f16, but m16n8k16/B.f64 has .f64"),
+    ("m16n8k32.yaml", 166, "m16n8k16/C.float", "m16n8k16/C.int", 17,
+     "the \"same as\" sentence names .bf16, .f16, but the multiplicands of the section of m16n8k16/C.int have "
+     ".e4m3, .e5m2, .s8, .u8"),
+])
+def test_a_same_as_name_its_sentence_contradicts_is_refuted_at_the_name(tmp_path, run, name, line, old, new, at,
+                                                                          message):
+    for sibling in os.listdir(SPECS):  # "same as" reads the specs beside it
+        if sibling.endswith(".yaml"):
+            (tmp_path / sibling).write_text(open(os.path.join(SPECS, sibling), encoding="utf-8").read(), encoding="utf-8")
+    out = tmp_path / name
+    lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert old in lines[line - 1] and "fragments:" in lines[line - 1]
+    lines[line - 1] = lines[line - 1].replace(old, new)
+    out.write_text("".join(lines), encoding="utf-8")
+    r = run("prove", str(out), "--format", "json")
+    bad = [x for x in json.loads(r.out)["results"] if x["verdict"] != "PROVED" and not x["erratum"] and not x["declared"]]
+    assert r.code == 1
+    assert [(x["property"], x["location"]) for x in bad] == [("types-named", f"{out}:{line}:{at}")]
+    assert bad[0]["message"].startswith(message + ": “")
+
+
 def test_wording_passes_and_fails():
     assert wording.wording("for accumulator matrix C/D.") is None
     assert "matrix" in wording.wording("for accumulator matrix matrix C/D.")
