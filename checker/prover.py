@@ -317,10 +317,10 @@ def check_erratum(spec, fragment, erratum, n, opts) -> list:
     if set(found) != declared:
         extra, missing = sorted(set(found) - declared), sorted(declared - set(found))
         what = "; ".join(filter(None, [
-            f"the printed text also breaks {', '.join(extra)}" if extra else "",
+            f"the printed text also breaks {'; '.join(_broken(found[p]) for p in extra)}" if extra else "",
             f"the printed text does not break {', '.join(missing)}" if missing else ""]))
         return [Result(spec.path, fragment.id, "erratum", REFUTED, time.perf_counter() - t0, str(erratum.span),
-                       {"declared": sorted(declared), "printed_breaks": sorted(found)},
+                       {"declared": sorted(declared), "printed_breaks": sorted(found), **_evidence(found, extra)},
                        message=f"erratum not confirmed as declared: {what}")]
     out = []
     for prop in sorted(found):
@@ -329,3 +329,22 @@ def check_erratum(spec, fragment, erratum, n, opts) -> list:
                                                            "why": erratum.erratum, "at": str(erratum.span)}},
                          counterexample={"erratum_at": str(erratum.span)} if r.counterexample is not None else None))
     return out
+
+
+def _broken(r: Result) -> str:
+    """A property the printed text breaks and did not declare, with its counterexample's words:
+    "covers: as printed: A.b1 does not cover A[8][0]: no lane holds it"."""
+    return f"{r.property}: {r.message}" if r.message else r.property
+
+
+def _evidence(found: dict, props) -> dict:
+    """The counterexamples of the undeclared breaks, as a refutation's: each one's cell or
+    points, the pieces that give them and the commands that replay them."""
+    cexs = {p: found[p].counterexample for p in props if found[p].counterexample}
+    if not cexs:
+        return {}
+    replays = [c["replay"] for c in cexs.values() if c.get("replay")]
+    first = next(iter(cexs.values()))
+    return {**{k: first[k] for k in ("lanes", "elements", "cell") if k in first}, "breaks": cexs,
+            "pieces": [piece for c in cexs.values() for piece in c.get("pieces", ())],
+            "replay": " ; ".join(replays) if replays else None}

@@ -236,9 +236,12 @@ def _confirm(spec, fid, subject, e, printed, mine, field, row, checks) -> Result
     declared = set(e.breaks) & set(checks)
     if set(found) != set(e.breaks):
         extra, missing = sorted(set(found) - set(e.breaks)), sorted(set(e.breaks) - set(found))
-        what = "; ".join(filter(None, [f"the printed text also breaks {', '.join(extra)}" if extra else "",
+        # each undeclared break with what it finds, as a refutation says it
+        also = "; ".join(f"{n}: {subject} {found[n]}" for n in extra)
+        what = "; ".join(filter(None, [f"the printed text also breaks {also}" if extra else "",
                                        f"the printed text does not break {', '.join(missing)}" if missing else ""]))
-        return Result(spec.path, fid, "erratum", REFUTED, 0.0, str(e.span), {"declared": sorted(e.breaks)},
+        return Result(spec.path, fid, "erratum", REFUTED, 0.0, str(e.span),
+                      {"declared": sorted(e.breaks), "text": as_printed[:300]},
                       subject=None if fid else subject, message=f"erratum not confirmed as declared: {what}")
     name = sorted(declared)[0]
     r = Result(spec.path, fid, name, REFUTED, 0.0, str(e.span), {"printed": e.printed, "value": e.value.text,
