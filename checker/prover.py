@@ -20,7 +20,7 @@ from checker.spec.reading import materialize
 from checker.theorems.consistency import FAMILIES, computations, dimensions, spec_theorems, theorems_of
 from checker.theorems.equation import difference
 from checker.scope import focus_of
-from checker.theorems.relations import blame, load_relations, locate
+from checker.theorems.relations import blame, load_relations, placed
 from checker.theorems.run import equation_result
 from checker.theorems import wording
 from checker.theorems.same_as import referee, same_as
@@ -74,15 +74,15 @@ def prove_loaded(paths: list, relation_files: list, loaded: dict, opts: Options)
         theorems = theorems_of(spec)
         resolve = referee(path, loaded)  # one read of each sibling for both
         if "same-as" in theorems:
-            out.extend(same_as(spec, path, resolve))
+            out.extend(_guarded(path, "same-as", same_as, spec, path, resolve))
         if "words" in theorems:
-            out.extend(wording.check(spec, resolve))
+            out.extend(_guarded(path, "words", wording.check, spec, resolve))
         if "dimensions" in theorems:
-            out.extend(dimensions(spec, mine))
+            out.extend(_guarded(path, "dimensions", dimensions, spec, mine))
         if "computations" in theorems:
             # after the fragments: their proofs settle it, as they settle dimensions (and where
             # one failed, it is asked here, of both engines)
-            out.extend(computations(spec, _Readings(spec), opts, mine))
+            out.extend(_guarded(path, "computations", computations, spec, _Readings(spec), opts, mine))
         for family in _PARALLEL_FAMILIES:
             if family in theorems:
                 out.extend(done[("theorems", path, family)])
@@ -134,11 +134,8 @@ def prove_relation(path, rel, opts) -> list:
             fails = f"{rel.statement.rstrip('.')}: refuted as declared; {difference(eq)}"
         r = equation_result(eq, opts, path, "relation", rel.id, str(rel.span), expect=rel.expect,
                             holds=rel.statement, fails=fails)
-        if r.verdict == REFUTED and not r.declared and r.counterexample:
-            # at the formula that gives the differing cell, the relation's line as a note
-            location, pieces, replay, sides = locate(path, rel, r.counterexample, focus_of(path))
-            r = r.but(location=location, detail={"sides": sides},
-                      counterexample={"pieces": pieces, "replay": replay, "relation_at": str(rel.span)})
+        # at the formula that gives the differing cell, the relation's line as a note
+        r = placed(path, rel, r, focus_of(path))
     except SpecError as exc:
         r = load_error(path, exc).but(subject=rel.id)
     return [r.but(detail={"rests_on": list(rel.rests_on)})]
@@ -150,13 +147,39 @@ _RELATIONS: dict = {}
 
 def _task(args):
     kind, path, k, opts = args
-    if kind == "fragment":
-        spec = _LOADED[path]
-        return (kind, path, k), prove_fragment(spec, spec.fragments()[k], opts)
-    if kind == "theorems":
-        spec = _LOADED[path]
-        return (kind, path, k), spec_theorems(spec, _readings(spec), opts, (k,))
-    return (kind, path, k), prove_relation(path, _RELATIONS[path][k], opts)
+    try:
+        if kind == "fragment":
+            spec = _LOADED[path]
+            return (kind, path, k), prove_fragment(spec, spec.fragments()[k], opts)
+        if kind == "theorems":
+            spec = _LOADED[path]
+            return (kind, path, k), spec_theorems(spec, _readings(spec), opts, (k,))
+        return (kind, path, k), prove_relation(path, _RELATIONS[path][k], opts)
+    except CheckerError as exc:
+        # a theorem that cannot be asked (a fragment of another spec it reads is malformed) is a
+        # result of its task at the error's location: raised, it ended a worker, whose failure
+        # hid every other result, and the exit code told which process had taken the task
+        # (a SpecError raised here exits 3, in a forked worker 1)
+        subject = k if kind == "theorems" else None
+        fid = _LOADED[path].fragments()[k].id if kind == "fragment" else None
+        return (kind, path, k), [_error_result(path, fid, subject or kind, subject, exc)]
+
+
+def _error_result(path, fid, prop, subject, exc: CheckerError) -> Result:
+    """A question that raised, as its located result: a SpecError is a spec error (exit 3),
+    anything else the checker could not decide (exit 1)."""
+    if isinstance(exc, SpecError):
+        return load_error(path, exc).but(fragment=fid, property=prop, subject=subject)
+    return Result(path, fid, prop, UNKNOWN, 0.0, path, subject=subject, message=f"could not be decided: {exc}")
+
+
+def _guarded(path, prop, fn, *args) -> list:
+    """fn(*args): the theorems a spec's own process asks (same-as, words, dimensions,
+    computations), each a located result where it raises, as a task's are."""
+    try:
+        return fn(*args)
+    except CheckerError as exc:
+        return [_error_result(path, None, prop, prop, exc)]
 
 
 def _run_tasks(tasks, loaded, relations, opts) -> dict:
@@ -294,10 +317,10 @@ def check_erratum(spec, fragment, erratum, n, opts) -> list:
     if set(found) != declared:
         extra, missing = sorted(set(found) - declared), sorted(declared - set(found))
         what = "; ".join(filter(None, [
-            f"the printed text also breaks {', '.join(extra)}" if extra else "",
+            f"the printed text also breaks {'; '.join(_broken(found[p]) for p in extra)}" if extra else "",
             f"the printed text does not break {', '.join(missing)}" if missing else ""]))
         return [Result(spec.path, fragment.id, "erratum", REFUTED, time.perf_counter() - t0, str(erratum.span),
-                       {"declared": sorted(declared), "printed_breaks": sorted(found)},
+                       {"declared": sorted(declared), "printed_breaks": sorted(found), **_evidence(found, extra)},
                        message=f"erratum not confirmed as declared: {what}")]
     out = []
     for prop in sorted(found):
@@ -306,3 +329,22 @@ def check_erratum(spec, fragment, erratum, n, opts) -> list:
                                                            "why": erratum.erratum, "at": str(erratum.span)}},
                          counterexample={"erratum_at": str(erratum.span)} if r.counterexample is not None else None))
     return out
+
+
+def _broken(r: Result) -> str:
+    """A property the printed text breaks and did not declare, with its counterexample's words:
+    "covers: as printed: A.b1 does not cover A[8][0]: no lane holds it"."""
+    return f"{r.property}: {r.message}" if r.message else r.property
+
+
+def _evidence(found: dict, props) -> dict:
+    """The counterexamples of the undeclared breaks, as a refutation's: each one's cell or
+    points, the pieces that give them and the commands that replay them."""
+    cexs = {p: found[p].counterexample for p in props if found[p].counterexample}
+    if not cexs:
+        return {}
+    replays = [c["replay"] for c in cexs.values() if c.get("replay")]
+    first = next(iter(cexs.values()))
+    return {**{k: first[k] for k in ("lanes", "elements", "cell") if k in first}, "breaks": cexs,
+            "pieces": [piece for c in cexs.values() for piece in c.get("pieces", ())],
+            "replay": " ; ".join(replays) if replays else None}

@@ -50,12 +50,15 @@ def run(fn, items: list, processes: int) -> list:
     for at in range(0, len(tickets), _CHUNK):
         os.write(tickets_out, tickets[at:at + _CHUNK])
     os.close(tickets_out)
+    done, failures = {}, []
     try:
-        done = _take(fn, items, tickets_in)
+        _take(fn, items, tickets_in, done)
+    except Exception as exc:  # noqa: BLE001 - reported as a child's is: which process took the task must not
+        # change what the command says or its exit code (signals, BaseException, still end it)
+        failures.append(f"a worker process failed: {type(exc).__name__}: {exc}")
     finally:
         os.close(tickets_in)
         answers = [answer(fd, pid) for pid, fd in forked]
-    failures = []
     for kind, payload in answers:
         if kind == "results":
             done.update(payload)
@@ -67,8 +70,10 @@ def run(fn, items: list, processes: int) -> list:
     return [done[k] for k in range(len(items))]
 
 
-def _take(fn, items: list, tickets: int) -> dict:
-    done = {}
+def _take(fn, items: list, tickets: int, done: dict | None = None) -> dict:
+    """fn of each ticket's item into `done` until the tickets run out; what was done before a
+    raise stays in `done`."""
+    done = {} if done is None else done
     while True:
         ticket = os.read(tickets, _TICKET.size)
         if not ticket:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from checker.commands.common import add_fragment, add_output, add_specs, command, load_fragment
-from checker.errors import SpecError, UsageError
+from checker.errors import UsageError
 
 NAME = "eval"
 
@@ -26,16 +26,10 @@ def add(sub) -> None:
 
 def run(args, out, err) -> int:
     from checker.formula.evaluate import at, bound_at
-    from checker.spec.reading import materialize
+    from checker.spec.reading import as_printed, materialize
 
     spec, frag = load_fragment(args.spec, args.fragment)
-    reading = materialize(frag)
-    if args.as_printed is not None:
-        if not 1 <= args.as_printed <= len(frag.errata):
-            raise UsageError(f"{frag.id} has {len(frag.errata)} errata; --as-printed takes 1..{len(frag.errata)}")
-        reading = materialize(frag, frag.errata[args.as_printed - 1], reading.n)
-        if reading.layout is None:
-            raise SpecError(reading.syntax.span, "the printed text does not parse: " + reading.syntax.message)
+    reading = materialize(frag) if args.as_printed is None else as_printed(frag, args.as_printed)
     threads = frag.threads.count
     if not 0 <= args.lane < threads or not 0 <= args.i < reading.n:
         raise UsageError(f"--lane takes 0..{threads - 1} and --i takes 0..{reading.n - 1} for {frag.id}")

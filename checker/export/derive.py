@@ -47,8 +47,9 @@ class Map:
         return self.rows[t][i], self.cols[t][i]
 
 
-def build(fragment, computation: int | None = None) -> Map:
-    reading = materialize(fragment)
+def build(fragment, computation: int | None = None, reading=None) -> Map:
+    """`reading`: another than the fragment's (`checker where --as-printed`: the printed text)."""
+    reading = reading or materialize(fragment)
     if fragment.computations:
         k = computation or 1
         lanes = fragment.computations[k - 1].lanes

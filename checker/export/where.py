@@ -7,13 +7,18 @@ from checker.export.checked import fragment
 from checker.properties import chunk, enumerate as py_engine
 from checker.semantics import sparse
 from checker.spec.model import KIND_BITS
+from checker.spec.reading import as_printed
 from checker.results import PROVED
 
 
-def where(spec_path: str, fid: str, row: int, col: int, compressed: bool = False) -> dict:
+def where(spec_path: str, fid: str, row: int, col: int, compressed: bool = False, printed: int | None = None) -> dict:
+    """`printed`: K, to ask the document's printed text of the fragment's K-th erratum (the
+    replay of a covers refutation of it)."""
     spec, frag, reading = fragment(spec_path, fid)
+    if printed is not None:
+        reading = as_printed(frag, printed)
     if frag.sparsity is not None and not compressed:
-        return _where_sparse(spec, frag, reading, row, col)
+        return dict(_where_sparse(spec, frag, reading, row, col), as_printed=printed)
     if compressed and frag.sparsity is None:
         raise UsageError(f"{fid} is not a sparse A: --compressed has nothing to compress")
     if not (0 <= row < frag.rows and 0 <= col < frag.cols):
@@ -21,7 +26,7 @@ def where(spec_path: str, fid: str, row: int, col: int, compressed: bool = False
                          f"--col 0..{frag.cols - 1}")
     holders = []
     for k in range(1, len(frag.computations) + 1) if frag.computations else (None,):
-        m = derive.build(frag, k)
+        m = derive.build(frag, k, reading)
         for t, lane in enumerate(m.lanes):
             for i in range(m.n):
                 if m.cell(t, i) == (row, col):
@@ -32,7 +37,8 @@ def where(spec_path: str, fid: str, row: int, col: int, compressed: bool = False
     bijective = all(py_engine.decide(reading.layout, d, reading.n, frag.rows, frag.cols)["injective"][0] == PROVED
                     for d in ([c.lanes for c in frag.computations] or [tuple(range(frag.threads.count))]))
     return {"spec": spec_path, "shape": spec.shape, "fragment": fid, "operand": frag.operand, "row": row, "col": col,
-            "holders": holders, "unique": bijective and len(holders) == max(1, len(frag.computations))}
+            "holders": holders, "unique": bijective and len(holders) == max(1, len(frag.computations)),
+            "as_printed": printed}
 
 
 def _where_sparse(spec, frag, reading, row: int, col: int) -> dict:
@@ -85,9 +91,9 @@ def _registers(frag, i: int) -> list:
 def where_text(w: dict) -> str:
     if "sparse" in w:
         return _where_sparse_text(w)
-    head = f"{w['operand']}[{w['row']}][{w['col']}] in {w['shape']} {w['fragment']}"
+    head = f"{w['operand']}[{w['row']}][{w['col']}] in {w['shape']} {w['fragment']}" + _printed(w)
     if not w["holders"]:
-        return f"{head}: no lane holds it (the spec does not cover this cell: `checker prove` says where)\n"
+        return f"{head}: no lane holds it ({_NONE[bool(w.get('as_printed'))]})\n"
     lines = [f"{head}:"]
     for h in w["holders"]:
         comp = f"MMA computation {h['computation']}: " if h["computation"] else ""
@@ -103,9 +109,17 @@ def where_text(w: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+_NONE = {False: "the spec does not cover this cell: `checker prove` says where",
+         True: "the printed text leaves this cell to no lane, as `checker prove` says"}
+
+
+def _printed(w: dict) -> str:
+    return f" as printed (erratum {w['as_printed']})" if w.get("as_printed") else ""
+
+
 def _where_sparse_text(w: dict) -> str:
     sp = w["sparse"]
-    head = (f"{w['operand']}[{w['row']}][{w['col']}] in {w['shape']} {w['fragment']} (sparse {w['operand']}, "
+    head = (f"{w['operand']}[{w['row']}][{w['col']}] in {w['shape']} {w['fragment']}{_printed(w)} (sparse {w['operand']}, "
             f"{sp['granularity']}{' pair-wise' if sp['pairwise'] else ''}: lanes hold only the non-zero elements)")
     if not w["holders"]:
         return f"{head}: no register's range covers it (`checker prove` says where the spec fails)\n"

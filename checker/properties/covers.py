@@ -79,7 +79,7 @@ class Covers(Property):
         cell = list(w.cell)
         f = ex.fragment
         msg = ex.finish(f"{f.id} does not cover {ex.matrix}[{cell[0]}][{cell[1]}]: no lane holds it")
-        cex = {"lanes": [], "elements": [], "cell": cell, "message": msg}
+        cex = {"lanes": [], "elements": [], "cell": cell, "message": msg, "replay": ex.replay_cell(*cell)}
         return Finding(cex, str(ex.reading.layout.src.span(ex.reading.layout.row.off)), msg)
 
 

@@ -41,11 +41,18 @@ class Explain:
                             "at": str(layout.src.span(formula.pieces[k].off))})
         return rows, cols, out, named
 
+    def _printed(self) -> str:
+        reverted = self.reading.reverted
+        return f" --as-printed {self.fragment.errata.index(reverted) + 1}" if reverted is not None else ""
+
     def replay(self, lane: int, i: int) -> str:
-        f, flag = self.fragment, ""
-        if self.reading.reverted is not None:
-            flag = f" --as-printed {f.errata.index(self.reading.reverted) + 1}"
-        return f"checker eval {self.spec_path} --fragment {f.id} --lane {lane} --i {i}{flag}"
+        return f"checker eval {self.spec_path} --fragment {self.fragment.id} --lane {lane} --i {i}{self._printed()}"
+
+    def replay_cell(self, row: int, col: int) -> str:
+        """The replay of a cell no point holds: `where` answers "no lane holds it"."""
+        f = self.fragment
+        compressed = " --compressed" if f.sparsity is not None else ""
+        return f"checker where {self.spec_path} --fragment {f.id} --row {row} --col {col}{compressed}{self._printed()}"
 
     def finish(self, message: str) -> str:
         """The message with the computation and the printed-text marks every refutation carries."""

@@ -13,7 +13,7 @@ def _verdict_line(what, old, new) -> str:
 def as_json(diffs: list) -> dict:
     return {"specs": [{
         "path": d.path, "status": d.status, "worse": d.worse, "errors": d.errors,
-        "fragments_added": d.added, "fragments_removed": d.removed,
+        "fragments_added": d.added, "fragments_removed": d.removed, "changes": d.changes,
         "fragments": [{"fragment": f.fragment, "summary": summary(f), "moved": len(f.moved), "entries": f.total,
                        "changes": f.header,
                        "entries_moved": [{"lane": m[0], "i": m[1], "old": list(m[2]) if m[2] else None,
@@ -26,11 +26,13 @@ def as_json(diffs: list) -> dict:
 
 
 def _facts(d, name=str) -> list:
-    """(is an error, text) for what both renderings list first: load errors, fragments added/removed."""
+    """(is an error, text) for what both renderings list first: load errors, fragments added/removed,
+    "same as" targets changed."""
     out = [(True, e) for e in d.errors]
     for what, ids in (("added", d.added), ("removed", d.removed)):
         if ids:
             out.append((False, f"fragments {what}: {', '.join(name(x) for x in ids)}"))
+    out.extend((False, change) for change in d.changes)
     return out
 
 

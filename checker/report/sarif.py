@@ -25,7 +25,7 @@ RULES = {
     "identifies-D": "Every D slot is where the spec puts it (probe identification)",
     "dump": "A probe dump file is well formed",
     "types-named": "A title, caption or sentence names the types its tables give",
-    "register-words": "A Fragment cell's count of elements a register holds fits the register and the table",
+    "register-words": "A Fragment cell's registers are the table's kind, and the elements a register holds fit it and the table",
     "wording": "No doubled word, no space before a comma",
     "elements-listed": "Every row of a dense fragment's table lists its elements",
     "words": "The document's words (titles, captions, cells) agree with its tables",

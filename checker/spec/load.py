@@ -158,7 +158,9 @@ class _Meaning:
                                       self.span(base + ["same_as", xi]),
                                       tuple(self.erratum(e, base + ["same_as", xi, "errata", k], "same_as", where="same_as")
                                             for k, e in enumerate(x.get("errata", []))),
-                                      self.span(base + ["same_as", xi, "printed"]))
+                                      self.span(base + ["same_as", xi, "printed"]),
+                                      tuple(self.span(base + ["same_as", xi, "fragments", k])
+                                            for k in range(len(x["fragments"]))))
                          for xi, x in enumerate(sec.get("same_as", [])))
             title_errata = tuple(self.erratum(e, base + ["errata", k], "title", where="section")
                                  for k, e in enumerate(sec.get("errata", [])))
@@ -275,7 +277,8 @@ class _Meaning:
             rows.append(model.TableRow(tuple(r["types"]), r["fragment"], reg["count"], reg["kind"],
                                        reg.get("per_register"), elements, self.span(rpath),
                                        reg.get("container_bits"), reg.get("out_of"), r.get("elements_note"),
-                                       self.span(rpath + ["fragment"]), r.get("miscellaneous"), valid))
+                                       self.span(rpath + ["fragment"]), r.get("miscellaneous"), valid,
+                                       self.span(rpath + ["registers", "kind"])))
         if params and all(row.values is not None and params[0][1] not in row.values for row in rows):
             raise SpecError(self.span(fpath + ["table"]), f"{params[0][0]} = {params[0][1]} is a value of the shape's "
                             f"parameter, but no row of {fr['id']}'s table gives it")

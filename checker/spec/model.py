@@ -54,6 +54,7 @@ class TableRow:
     fragment_span: SourceSpan | None = None
     miscellaneous: str | None = None  # wgmma: the Miscellaneous Information cell (the values of N)
     values: tuple | None = None  # the parameter's values this row's types exist at; None: every one
+    kind_span: SourceSpan | None = None  # registers' kind: where a kind the Fragment cell does not name is refuted
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,7 @@ class SameAs:
     span: SourceSpan
     errata: tuple = ()  # of the sentence's words
     printed_span: SourceSpan | None = None
+    fragment_spans: tuple = ()  # of each name in `fragments`: where a name the sentence contradicts is refuted
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,20 @@ def materialize(fragment: model.Fragment, revert: model.Erratum | None = None, n
     return _materialize(fragment, revert, n)
 
 
+def as_printed(fragment: model.Fragment, k: int) -> Reading:
+    """The document's text as the fragment's K-th erratum (1-based) says it is printed, the
+    reading of every other erratum applied: what `--as-printed K` evaluates (eval, where), so a
+    refutation of the printed text replays like one of the reading."""
+    from checker.errors import UsageError
+
+    if not 1 <= k <= len(fragment.errata):
+        raise UsageError(f"{fragment.id} has {len(fragment.errata)} errata; --as-printed takes 1..{len(fragment.errata)}")
+    printed = materialize(fragment, fragment.errata[k - 1], materialize(fragment).n)
+    if printed.layout is None:
+        raise SpecError(printed.syntax.span, "the printed text does not parse: " + printed.syntax.message)
+    return printed
+
+
 @contextmanager
 def substituted(fragment: model.Fragment, reading: Reading):
     """Everything that reads `fragment` in this block reads `reading` instead: the mutation

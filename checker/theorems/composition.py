@@ -17,10 +17,9 @@ from checker.errors import SpecError
 from checker.formula.parser import parse_expr
 from checker.loading import load, load_error
 from checker import source
-from checker.results import REFUTED
 from checker.spec.reading import materialize
 from checker.theorems.equation import Equation, Side, check_names, difference
-from checker.theorems.relations import locate
+from checker.theorems.relations import placed
 from checker.theorems.run import equation_result
 
 PROPERTY = "composition"
@@ -74,13 +73,9 @@ def prove(spec, readings: dict, opts) -> list:
             fails = f"{c.statement.rstrip('.')}: refuted as declared; {difference(eq)}" if c.expect == "refuted" else ""
             r = equation_result(eq, opts, spec.path, PROPERTY, c.id, str(c.span), expect=c.expect,
                                 holds=c.statement, fails=fails)
-            if r.verdict == REFUTED and not r.declared and r.counterexample:
-                # at the formula that gives the differing cell, as a relation is (the composition's
-                # line a note); relations.blame moves it to the side the run's failures point at
-                where = SimpleNamespace(equation=eq, span=c.span)
-                location, pieces, replay, sides = locate(spec.path, where, r.counterexample)
-                r = r.but(location=location, detail={"sides": sides},
-                          counterexample={"pieces": pieces, "replay": replay, "relation_at": str(c.span)})
+            # at the formula that gives the differing cell, as a relation is (the composition's
+            # line a note); relations.blame moves it to the side the run's failures point at
+            r = placed(spec.path, SimpleNamespace(equation=eq, span=c.span), r)
         except SpecError as exc:
             r = load_error(spec.path, exc).but(subject=c.id)
         out.append(r.but(detail={"rests_on": list(c.rests_on)}))

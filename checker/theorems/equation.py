@@ -86,13 +86,58 @@ def width(eq: Equation) -> int:
     return widest
 
 
+def _reach(eq: Equation, side: Side, env: dict, size: int) -> tuple:
+    """(lanes', elements') a side reads at every point."""
+    lanes = values(side.lane, env, size) if side.lane is not None else env["lane"]
+    return lanes, values(side.element, env, size)
+
+
+def _environment(eq: Equation) -> tuple:
+    if eq.size() > MAX_POINTS:  # counted, not built
+        raise SpecError(eq.span, f"{eq.id} ranges over {eq.size()} points; the bound is {MAX_POINTS}")
+    pts = list(eq.points())
+    names = ["lane"] + [v for v, _ in eq.variables]
+    return pts, names, {name: [p[k] for p in pts] for k, name in enumerate(names)}
+
+
+def outside(eq: Equation) -> dict | None:
+    """The first point (in the engines' order) where a side reads a lane or an element its
+    fragment does not have, or None. The equation is false there whatever the cells: a side of a
+    relation or theorem needs a7 of a fragment whose list ends at a6 (an edit that drops an
+    element) cannot hold, and z3's macros, which give a cell for any i, would not see it. So
+    both engines are asked only once every point is inside."""
+    pts, names, env = _environment(eq)
+    reach = [(side, *_reach(eq, side, env, len(pts))) for side in (eq.left, eq.right)]
+    for k, p in enumerate(pts):
+        for side, lanes, elems in reach:
+            n, count = side.reading.n, side.reading.fragment.threads.count
+            if 0 <= lanes[k] < count and 0 <= elems[k] < n:
+                continue
+            what, value, bound = ("lane", lanes[k], count) if not 0 <= lanes[k] < count else ("element", elems[k], n)
+            return {"point": dict(zip(names, p)), "side": side.name, "what": what, "value": value,
+                    "range": f"0..{bound - 1}", "at": str(side.src[what].span(0)) if what in side.src else None}
+    return None
+
+
+def describe_outside(eq: Equation, w: dict) -> str:
+    thread = "%laneid" if eq.left.reading.fragment.threads.count == 32 else "%tid"
+    pt = ", ".join(f"{thread if k == 'lane' else k} = {v}" for k, v in w["point"].items())
+    side = eq.left if w["side"] == eq.left.name else eq.right
+    f = side.reading.fragment
+    if w["what"] == "element":
+        has = f"{f.letter}0..{f.letter}{side.reading.n - 1}" if side.reading.n else "no elements"
+        return (f"at {pt}: {w['side']} has no element {f.letter}{w['value']}: its element list gives {has} "
+                f"({side.reading.n} elements)")
+    return f"at {pt}: {w['side']} has no lane {w['value']}: its lanes are {w['range']}"
+
+
 def _side_values(eq: Equation, side: Side, env: dict, size: int):
     """(lanes', elements', rows, cols) of a side at every point, checking it stays in its domain."""
-    lanes = values(side.lane, env, size) if side.lane is not None else env["lane"]
-    elems = values(side.element, env, size)
+    lanes, elems = _reach(eq, side, env, size)
     n, count = side.reading.n, side.reading.fragment.threads.count
     for k in range(size):
         if not 0 <= lanes[k] < count or not 0 <= elems[k] < n:
+            # equation_result asks `outside` first: here only for a caller that did not
             names = ["lane"] + [v for v, _ in eq.variables]
             point = {("%laneid" if n == "lane" else n): env[n][k] for n in names}
             what = ("lane", lanes[k], f"0..{count - 1}") if not 0 <= lanes[k] < count else \
@@ -109,11 +154,7 @@ def _side_values(eq: Equation, side: Side, env: dict, size: int):
 
 def evaluate(eq: Equation):
     """The plain-Python engine: ('proved', None) or ('refuted', witness) with the smallest point."""
-    if eq.size() > MAX_POINTS:  # counted, not built
-        raise SpecError(eq.span, f"{eq.id} ranges over {eq.size()} points; the bound is {MAX_POINTS}")
-    pts = list(eq.points())
-    names = ["lane"] + [v for v, _ in eq.variables]
-    env = {name: [p[k] for p in pts] for k, name in enumerate(names)}
+    pts, _, env = _environment(eq)
     left = _side_values(eq, eq.left, env, len(pts))
     right = _side_values(eq, eq.right, env, len(pts))
     for k, p in enumerate(pts):
@@ -143,10 +184,13 @@ def describe(eq: Equation, w: dict) -> str:
 
 def difference(eq: Equation) -> str:
     """How two layouts differ, for a relation declared not to hold: how many points move, and
-    whether each lane (and each MMA computation) still holds the same set of cells."""
-    pts = list(eq.points())
-    names = ["lane"] + [v for v, _ in eq.variables]
-    env = {name: [p[k] for p in pts] for k, name in enumerate(names)}
+    whether each lane (and each MMA computation) still holds the same set of cells; where a side
+    reads outside its fragment the equation is refuted there (equation_result says so), and there
+    is no difference of cells to count."""
+    w = outside(eq)
+    if w is not None:
+        return describe_outside(eq, w)
+    pts, _, env = _environment(eq)
     left = _side_values(eq, eq.left, env, len(pts))
     right = _side_values(eq, eq.right, env, len(pts))
     differ = sum((left[2][k], left[3][k]) != (right[2][k], right[3][k]) for k in range(len(pts)))

@@ -14,6 +14,7 @@ from checker import recording
 from checker.bounded import shown
 from checker.errors import SpecError
 from checker.formula.parser import parse_expr
+from checker.results import REFUTED
 from checker import source
 from checker.spec.reading import materialize
 from checker.theorems.equation import MAX_POINTS, Equation, Side, check_names
@@ -181,6 +182,32 @@ def locate(relations_path: str, rel: Relation, cex: dict, focus=None) -> tuple:
     sides = [(side.name, first.get(tag), focus is not None and side.name.split("/", 1)[0] in focus)
              for tag, side in (("left", eq.left), ("right", eq.right))]
     return _choose(sides) or str(rel.span), pieces, " ; ".join(dict.fromkeys(replays)), sides
+
+
+def placed(path: str, rel, r, focus=None):
+    """`r`, a result of `rel`'s equation, where the user looks for the cause: a refutation with two
+    differing cells at the formula piece that gives one (locate); one that reads an element or
+    lane a fragment lacks at that fragment's element list, where the element was dropped (by
+    the same rule: the side whose spec was given, else the relation's line where only the
+    relations file was). The relation's own line is kept as `relation_at`."""
+    from checker.theorems.run import differs
+
+    cex = r.counterexample or {}
+    if differs(r):
+        location, pieces, replay, sides = locate(path, rel, cex, focus)
+        return r.but(location=location, detail={"sides": sides},
+                     counterexample={"pieces": pieces, "replay": replay, "relation_at": str(rel.span)})
+    if r.verdict != REFUTED or r.declared or "side" not in cex:
+        return r
+    side = rel.equation.left if cex["side"] == rel.equation.left.name else rel.equation.right
+    f = side.reading.fragment
+    listed = next((row.elements for row in f.table if row.elements is not None), None)
+    at = str(listed.span(0)) if listed is not None and cex["what"] == "element" else str(f.span)
+    if focus is not None and not focus:
+        return r.but(counterexample={"relation_at": str(rel.span)})
+    sides = [(side.name, at, focus is not None and side.name.split("/", 1)[0] in focus)]
+    return r.but(location=_choose(sides) or r.location, detail={"sides": sides},
+                 counterexample={"relation_at": str(rel.span)})
 
 
 def _choose(sides: list, failing=None) -> str | None:

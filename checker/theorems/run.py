@@ -25,6 +25,13 @@ def decide(eq, opts):
 
 def equation_result(eq, opts, spec_path, prop, subject, location, expect="holds", holds="", fails="") -> Result:
     """`expect` refuted: the refutation is the theorem (a declared non-relation), not a failure."""
+    w = py_equation.outside(eq)
+    if w is not None:
+        # never declared: a relation stated not to hold is about two layouts' cells; one that
+        # reads past the end of a fragment says nothing about them (an edit dropped an element)
+        message = py_equation.describe_outside(eq, w)
+        return Result(spec_path, None, prop, REFUTED, 0.0, location, {**w, "message": message}, subject=subject,
+                      message=f"cannot hold: {message}")
     try:
         verdict, w, seconds, reason = decide(eq, opts)
     except Disagreement as exc:
@@ -47,3 +54,9 @@ def equation_result(eq, opts, spec_path, prop, subject, location, expect="holds"
                       message=f"{fails} ({cex['message']})" if fails else cex["message"])
     return Result(spec_path, None, prop, REFUTED, seconds, location, cex, subject=subject,
                   message=f"{fails or 'does not hold'}: {cex['message']}")
+
+
+def differs(r: Result) -> bool:
+    """A refutation whose counterexample is two cells that differ, which relations.locate traces
+    to the formula pieces that give them; one that reads outside a fragment has no cells."""
+    return r.verdict == REFUTED and not r.declared and bool(r.counterexample) and "left" in r.counterexample

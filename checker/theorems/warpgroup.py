@@ -32,11 +32,11 @@ from checker.families import WGMMA_NEXT_A, WGMMA_REUSE_TF32, WGMMA_STACKED, WGMM
 from checker.formula.parser import parse_expr
 from checker.loading import load, load_error
 from checker.properties.instances import family
-from checker.results import PROVED, REFUTED, Result
+from checker.results import PROVED, Result
 from checker.spec.reading import materialize
 from checker.source import plain
 from checker.theorems.equation import Equation, Side
-from checker.theorems.relations import locate
+from checker.theorems.relations import placed
 from checker.theorems.run import equation_result
 
 PROPERTY = "warpgroup"
@@ -181,15 +181,10 @@ def result(spec, eq, opts, subject, holds, expect="holds", fails=""):
     r = equation_result(eq, opts, spec.path, PROPERTY, subject, str(eq.span), expect=expect, holds=holds, fails=fails)
     if expect == "holds" and r.verdict == PROVED:
         _PROVED.add(_key(eq))
-    if r.verdict == REFUTED and not r.declared and r.counterexample:
-        # at the formula that gives the differing cell, on either side, as a relation is: an edit
-        # of m16n8k16's C.float breaks this theorem of the wgmma spec, and relations.blame moves
-        # the location to the side the run's failures point at (the theorem's line is a note)
-        location, pieces, replay, sides = locate(spec.path, SimpleNamespace(equation=eq, span=eq.span),
-                                                 r.counterexample)
-        r = r.but(location=location, detail={"sides": sides},
-                  counterexample={"pieces": pieces, "replay": replay, "relation_at": str(eq.span)})
-    return r
+    # at the formula that gives the differing cell, on either side, as a relation is: an edit
+    # of m16n8k16's C.float breaks this theorem of the wgmma spec, and relations.blame moves
+    # the location to the side the run's failures point at (the theorem's line is a note)
+    return placed(spec.path, SimpleNamespace(equation=eq, span=eq.span), r)
 
 
 def warp_rows(spec, r, opts, every):

@@ -5,11 +5,13 @@ Four checks, each a plain reading of what the words claim against what the table
 
   types-named      a title, caption or sentence that names types names the ones its tables have
                    (a title: the multiplicand types of its section; a caption: its fragment's
-                   types; a "same as" sentence: only types of the section it refers to), and
+                   types; a "same as" sentence: only types of the section it refers to, and each
+                   fragment it names has them: a B its own, a C/D its section's A and B), and
                    "integer" / "floating point" agree with them
-  register-words   "each register containing N .T elements" fits the register (N x bits(T)) and is
-                   the table's per-register count; "containing N elements" without "each" is the
-                   row's total
+  register-words   the registers the cell names (".f16x2 registers", "32-bit registers") are the
+                   table's kind; "each register containing N .T elements" fits the register
+                   (N x bits(T)) and is the table's per-register count; "containing N elements"
+                   without "each" is the row's total
   wording          no word doubled ("matrix matrix"), no space before a comma
   elements-listed  every row of a dense fragment's table lists its elements
 
@@ -32,6 +34,19 @@ _NUMBER = {"a single": 1, "one": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 
 _COUNT = "|".join(sorted(_NUMBER, key=len, reverse=True))
 _EACH = re.compile(rf"\beach (?:register )?containing ({_COUNT}) (?:non-zero )?`?\.(\w+)`?")
 _TOTAL = re.compile(rf"registers?,? containing ({_COUNT}) `?\.(\w+)`? elements")
+_KIND = re.compile(r"`?\.(\w+)`?\s+registers?\b")  # "four .f16x2 registers", "a single `.b32` register"
+_WIDTH = re.compile(r"\b(\d+)-bit registers?\b")  # ldmatrix & co.: "1, 2, or 4 32-bit registers"
+
+
+class Located(str):
+    """A check's answer with the place to point at when that is not its text's, and what to do
+    there: a register kind the Fragment cell contradicts is refuted at the row's `kind:`, a
+    fragment a "same as" sentence contradicts at its name: the lines an edit changes."""
+
+    def __new__(cls, text: str, span, hint: str):
+        self = super().__new__(cls, text)
+        self.span, self.hint = span, hint
+        return self
 
 
 def named_types(text: str) -> set:
@@ -55,7 +70,25 @@ def types_named(text: str, types, kinds=(), exact: bool = True) -> str | None:
     return None
 
 
+def register_kind(cell: str, row) -> str | None:
+    """The register kind the cell names against the table's: `kind: f32` under "four .f16x2
+    registers" changes what `where`, the packing facts and the reference model read from it,
+    and no layout property sees it."""
+    named = _KIND.search(cell)
+    if named and named.group(1) != row.kind:
+        return f"names .{named.group(1)} registers, where the table gives kind: {row.kind}"
+    width = _WIDTH.search(cell)
+    if width and int(width.group(1)) != _REGISTER_BITS.get(row.kind):
+        return (f"names {width.group(1)}-bit registers, where the table gives kind: {row.kind} "
+                f"({_REGISTER_BITS.get(row.kind, '?')} bits)")
+    return None
+
+
 def register_words(cell: str, row) -> str | None:
+    kind = register_kind(cell, row)
+    if kind is not None:
+        return Located(kind, getattr(row, "kind_span", None), "the kind is the cell's: correct it; if the document "
+                       "prints the cell so, keep it and add an erratum")
     each = _EACH.search(cell)
     if each:
         n, type_ = _NUMBER[each.group(1)], each.group(2)
@@ -92,9 +125,10 @@ def _texts(spec, resolve):
         yield sec, "title", None, sec.title, sec.title_span, {
             "types-named": lambda t, ab=ab: types_named(t, ab), "wording": wording}
         for same in sec.same_as:
-            meant = tuple(t for name in same.fragments for t in _types_of(spec, name, resolve))
+            spans = same.fragment_spans or (same.span,) * len(same.fragments)
+            targets = tuple((name, at, *_target(spec, name, resolve)) for name, at in zip(same.fragments, spans))
             yield same, "same_as", None, same.printed, same.printed_span or same.span, {
-                "types-named": lambda t, meant=meant: types_named(t, meant, exact=False), "wording": wording}
+                "types-named": lambda t, targets=targets: same_as_types(t, targets), "wording": wording}
         for f in frs:
             if f.caption is not None:
                 kinds = tuple(r.kind for r in f.table)
@@ -110,16 +144,44 @@ def _texts(spec, resolve):
                         "elements-listed": lambda t: None if t else "is empty"}
 
 
-def _types_of(spec, name, resolve):
-    """The types of the section a "same as" fragment is in: the sentence names the section by its
-    title ("... with floating point type for .f16/.bf16 formats"), so any of its types may be named."""
+def _target(spec, name, resolve) -> tuple:
+    """(the fragment a "same as" sentence names, the types of its section, those of the
+    section's multiplicands, those of its whole spec), or (None, (), (), ()) where no spec beside
+    has it (the same-as theorem says so)."""
     shape, fid = name.split("/", 1)
     other = spec if shape == spec.shape else (resolve(shape) if resolve else None)
     for sec in (other.sections if other is not None else ()):
         frs = sec.fragments + sec.figures_only
-        if any(f.id == fid or f.id.startswith(fid + "[") for f in frs):
-            return tuple(t for f in frs for t in f.types)
-    return ()
+        frag = next((f for f in frs if f.id == fid or f.id.startswith(fid + "[")), None)
+        if frag is not None:
+            everywhere = tuple(t for s in other.sections for f in s.fragments + s.figures_only for t in f.types)
+            return (frag, tuple(t for f in frs for t in f.types),
+                    tuple(t for f in frs if f.operand in ("A", "B") for t in f.types), everywhere)
+    return None, (), (), ()
+
+
+def same_as_types(text: str, targets) -> str | None:
+    """A "same as" sentence names the section it refers to by its title ("... with floating point
+    type for .f16/.bf16 formats"), so it may name only that section's types; and each fragment it
+    is held to (`targets`: (name, span, fragment, section types, its multiplicands' types, its
+    spec's types)) must have the multiplicand types it names: a multiplicand its own (.f16/.bf16
+    formats are m16n8k16/B.f16, not B.f64 of the same section), an accumulator, which the
+    section's multiplicands share, its section's multiplicands'. A type the target's spec has
+    elsewhere makes the name wrong (refuted at the name); one it has nowhere, the words (at the
+    sentence: `.b16`, an erratum)."""
+    named = named_types(text)
+    for name, at, frag, _, ab, everywhere in targets:
+        if frag is None:
+            continue
+        mine = frag.operand in ("A", "B")
+        have = set(frag.types if mine else ab)
+        if (named & set(everywhere)) - have:
+            whose = f"{name} has" if mine else f"the multiplicands of the section of {name} have"
+            return Located(f"names {', '.join('.' + t for t in sorted(named))}, but {whose} "
+                           f"{', '.join('.' + t for t in sorted(have))}", at,
+                           "the fragments are the sentence's: correct the name; if the document prints the sentence "
+                           "so, keep it and add an erratum")
+    return types_named(text, tuple(t for _, _, _, types, _, _ in targets for t in types), exact=False)
 
 
 def _apply(text, errata, owner_field, row):
@@ -148,9 +210,10 @@ def check(spec, resolve=None) -> list:
         for name, fn in checks.items():
             why = fn(read)
             if why is not None:
-                out.append(Result(spec.path, fid, name, REFUTED, 0.0, str(span), {"text": read[:300]},
+                at = getattr(why, "span", None) or span
+                out.append(Result(spec.path, fid, name, REFUTED, 0.0, str(at), {"text": read[:300]},
                                   subject=None if fid else subject,
-                                  message=f"{subject} {why}: {_quote(read)} (if the document prints it so, keep it and add an erratum)"))
+                                  message=f"{subject} {why}: {_quote(read)} ({getattr(why, 'hint', _HINT)})"))
         for e in mine:
             out.append(_confirm(spec, fid, subject, e, printed or "", mine, field, row, checks))
     if not any(r.failed() for r in out):
@@ -159,6 +222,9 @@ def check(spec, resolve=None) -> list:
                           message=f"{texts} texts read as their tables say ({', '.join(sorted(WORD_CHECKS))})"
                                   + (f"; {errata} printed as the errata say" if errata else "")))
     return out
+
+
+_HINT = "if the document prints it so, keep it and add an erratum"
 
 
 def _confirm(spec, fid, subject, e, printed, mine, field, row, checks) -> Result:
@@ -170,9 +236,12 @@ def _confirm(spec, fid, subject, e, printed, mine, field, row, checks) -> Result
     declared = set(e.breaks) & set(checks)
     if set(found) != set(e.breaks):
         extra, missing = sorted(set(found) - set(e.breaks)), sorted(set(e.breaks) - set(found))
-        what = "; ".join(filter(None, [f"the printed text also breaks {', '.join(extra)}" if extra else "",
+        # each undeclared break with what it finds, as a refutation says it
+        also = "; ".join(f"{n}: {subject} {found[n]}" for n in extra)
+        what = "; ".join(filter(None, [f"the printed text also breaks {also}" if extra else "",
                                        f"the printed text does not break {', '.join(missing)}" if missing else ""]))
-        return Result(spec.path, fid, "erratum", REFUTED, 0.0, str(e.span), {"declared": sorted(e.breaks)},
+        return Result(spec.path, fid, "erratum", REFUTED, 0.0, str(e.span),
+                      {"declared": sorted(e.breaks), "text": as_printed[:300]},
                       subject=None if fid else subject, message=f"erratum not confirmed as declared: {what}")
     name = sorted(declared)[0]
     r = Result(spec.path, fid, name, REFUTED, 0.0, str(e.span), {"printed": e.printed, "value": e.value.text,
@@ -196,4 +265,5 @@ def _quote(text: str) -> str:
     return f"“{text[:160]}{'…' if len(text) > 160 else ''}”" if text else "(empty)"
 
 
-__all__ = ["WORD_CHECKS", "check", "named_types", "register_words", "types_named", "wording"]
+__all__ = ["WORD_CHECKS", "check", "named_types", "register_kind", "register_words", "same_as_types", "types_named",
+           "wording"]

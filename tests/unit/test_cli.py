@@ -103,6 +103,28 @@ def test_eval_of_printed_text_that_does_not_parse(run):
     assert r.code == 3 and "does not parse" in r.err and "m16n8k16.yaml:50:44" in r.err
 
 
+def test_where_as_printed_replays_a_hole_of_the_printed_text(run):
+    """A covers refutation has no point to evaluate: its replay asks `where` about the cell, of
+    the printed text with --as-printed as eval does."""
+    r = run("prove", M256)
+    assert f"replay: checker where {M256} --fragment A.b1 --row 8 --col 0 --as-printed 1" in r.out
+    r = run("where", M256, "--fragment", "A.b1", "--row", "8", "--col", "0", "--as-printed", "1")
+    assert r.code == 1
+    assert r.out == ("A[8][0] in m16n8k256 A.b1 as printed (erratum 1): no lane holds it (the printed text leaves "
+                     "this cell to no lane, as `checker prove` says)\n")
+    r = run("where", M256, "--fragment", "A.b1", "--row", "8", "--col", "0")
+    assert r.code == 0 and "lane 0, element a32" in r.out  # the reading holds it
+    r = run("where", M256, "--fragment", "A.b1", "--row", "8", "--col", "128", "--as-printed", "1", "--format", "json")
+    w = json.loads(r.out)
+    assert w["as_printed"] == 1 and [(h["lane"], h["i"]) for h in w["holders"]] == [(0, 96), (3, 32)]
+    assert not w["unique"]
+    bad = run("where", M256, "--fragment", "A.b1", "--row", "8", "--col", "0", "--as-printed", "2")
+    assert bad.code == 2 and "A.b1 has 1 errata; --as-printed takes 1..1" in bad.err
+    r = run("where", os.path.join(SPECS, "m16n8k16.yaml"), "--fragment", "A.f64", "--row", "0", "--col", "0",
+            "--as-printed", "1")
+    assert r.code == 3 and "does not parse" in r.err and "m16n8k16.yaml:50:44" in r.err
+
+
 def test_table_json(run):
     r = run("table", M256, "--fragment", "A.b1", "--format", "json")
     (t,) = json.loads(r.out)

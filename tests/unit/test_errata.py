@@ -41,3 +41,43 @@ def test_an_erratum_that_is_not_confirmed_fails_the_command(run, tmp_path):
     r = run("errata", str(tmp_path / "m16n8k64.yaml"))
     assert r.code == 1
     assert "9.7.14.6.2.6 title" not in r.out  # an erratum that does not fail as declared is not listed
+
+
+def _narrowed(tmp_path, breaks) -> str:
+    for name in os.listdir(SPECS):  # the scope reads the specs beside it
+        if name.endswith(".yaml"):
+            (tmp_path / name).write_text(open(os.path.join(SPECS, name), encoding="utf-8").read(), encoding="utf-8")
+    path = tmp_path / "m16n8k256.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert text.count("breaks: [injective, covers]") == 1
+    path.write_text(text.replace("breaks: [injective, covers]", f"breaks: [{breaks}]"), encoding="utf-8")
+    return str(path)
+
+
+def test_an_erratum_that_breaks_more_than_declared_shows_the_counterexample_and_its_replay(run, tmp_path):
+    """m16n8k256's A.b1 erratum narrowed to breaks: [injective]: the printed text also leaves
+    A[8][0] to no lane, and the error says so, with the cell and the command that shows it."""
+    path = _narrowed(tmp_path, "injective")
+    r = run("prove", path)
+    assert r.code == 1
+    assert (f"{path}:32:13: error: A.b1 erratum refuted: erratum not confirmed as declared: the printed text also "
+            "breaks covers: as printed: A.b1 does not cover A[8][0]: no lane holds it\n"
+            f"    replay: checker where {path} --fragment A.b1 --row 8 --col 0 --as-printed 1\n") in r.out
+    (x,) = [x for x in json.loads(run("prove", path, "--format", "json").out)["results"] if x["property"] == "erratum"]
+    cex = x["counterexample"]
+    assert cex["cell"] == [8, 0] and set(cex["breaks"]) == {"covers"}
+    assert cex["declared"] == ["injective"] and cex["printed_breaks"] == ["covers", "injective"]
+    replay = run(*cex["replay"].split()[1:])
+    assert replay.code == 1 and "A[8][0] in m16n8k256 A.b1 as printed (erratum 1): no lane holds it" in replay.out
+
+
+def test_an_erratum_narrowed_to_covers_shows_the_injective_pair(run, tmp_path):
+    path = _narrowed(tmp_path, "covers")
+    (x,) = [x for x in json.loads(run("prove", path, "--format", "json").out)["results"] if x["property"] == "erratum"]
+    assert x["message"] == ("erratum not confirmed as declared: the printed text also breaks injective: as printed: "
+                            "A.b1 is not injective: lane 0 a96 and lane 3 a32 both hold A[8][128]")
+    cex = x["counterexample"]
+    assert cex["lanes"] == [0, 3] and cex["cell"] == [8, 128] and len(cex["pieces"]) == 4
+    assert cex["replay"] == (f"checker eval {path} --fragment A.b1 --lane 0 --i 96 --as-printed 1 ; "
+                             f"checker eval {path} --fragment A.b1 --lane 3 --i 32 --as-printed 1")
+

@@ -70,6 +70,47 @@ def test_diff_of_identical_files_and_of_a_harmless_edit(run, tmp_path):
     assert r.code == 0 and "unchanged" in r.out
 
 
+def _edited_copy(tmp_path, name, line, old, new) -> str:
+    """specs/ copied (a diff proves the edited file's scope, which reads the files beside it),
+    with one edit on one 1-based line of `name`."""
+    for sibling in os.listdir(SPECS):
+        if sibling.endswith(".yaml"):
+            shutil.copy(os.path.join(SPECS, sibling), tmp_path / sibling)
+    path = tmp_path / name
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert old in lines[line - 1]
+    lines[line - 1] = lines[line - 1].replace(old, new, 1)
+    path.write_text("".join(lines), encoding="utf-8")
+    return str(path)
+
+
+def test_diff_reports_a_changed_same_as_target(run, tmp_path):
+    """A "same as" name moves no entry of its spec; the diff said "unchanged" for it."""
+    path = _edited_copy(tmp_path, "m16n8k16.yaml", 280, "m16n8k16/B.f16", "m16n8k16/B.f64")
+    r = run("diff", os.path.join(SPECS, "m16n8k16.yaml"), path)
+    assert r.code == 1, r.out + r.err  # the sentence's .f16/.bf16 refute B.f64 (test_wording)
+    change = ("same_as of 9.7.14.6.2.1 B/C: m16n8k16/B.f16, m16n8k16/C.float -> m16n8k16/B.f64, "
+              "m16n8k16/C.float")
+    assert f"{path}: modified (a verdict got worse)\n  {change}\n" in r.out
+    assert "verdict the \"same as\" sentence types-named: (absent) -> REFUTED" in r.out
+    assert f"    {path}:280:19: the \"same as\" sentence names .bf16, .f16, but m16n8k16/B.f64 has .f64" in r.out
+    js = json.loads(run("diff", os.path.join(SPECS, "m16n8k16.yaml"), path, "--format", "json").out)
+    assert js["specs"][0]["changes"] == [change] and js["worse"]
+    md = run("diff", os.path.join(SPECS, "m16n8k16.yaml"), path, "--format", "markdown")
+    assert f"- {change}" in md.out
+
+
+def test_diff_keeps_an_erratum_s_verdict_apart_from_the_reading_s(run, tmp_path):
+    """m16n8k256 A.b1's printed text breaks injective and covers (an erratum); an edit of its
+    reading that breaks them too was listed under one key with the erratum's verdict, which hid it."""
+    path = _edited_copy(tmp_path, "m16n8k256.yaml", 30, "+ 128", "+ 96")
+    r = run("diff", os.path.join(SPECS, "m16n8k256.yaml"), path)
+    assert r.code == 1
+    assert "  verdict A.b1 covers: PROVED -> REFUTED\n" in r.out
+    assert "  verdict A.b1 injective: PROVED -> REFUTED\n" in r.out
+    assert "as printed:" not in r.out  # the errata still confirm: their verdicts did not change
+
+
 def _git(cwd, *args):
     subprocess.run(["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args], cwd=cwd,
                    check=True, capture_output=True)

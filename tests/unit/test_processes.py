@@ -77,6 +77,45 @@ def test_a_failing_worker_of_a_proof_is_reported(monkeypatch):
         prover.prove_paths([os.path.join(SPECS, "m16n8k16.yaml")], Options(jobs=2))
 
 
+def test_a_theorem_that_raises_is_a_located_result_in_every_process(monkeypatch):
+    """A SpecError raised by a task (a theorem that cannot be asked) is that task's result at the
+    error's location, whichever process took it: raised, it ended the proof with exit 3 in this
+    process and a worker failure (exit 1) in a forked one."""
+    from checker.errors import SourceSpan, SpecError
+
+    real = prover.spec_theorems
+    path = os.path.join(SPECS, "m16n8k16.yaml")
+
+    def raising(spec, readings, opts, families=()):
+        if "packing" in families:
+            raise SpecError(SourceSpan(spec.path, 3, 5), "no packing today")
+        return real(spec, readings, opts, families)
+
+    monkeypatch.setattr(prover, "spec_theorems", raising)  # the forked worker inherits it
+    one = prover.prove_paths([path], Options(jobs=1))
+    two = prover.prove_paths([path], Options(jobs=2))
+    assert _plain(one) == _plain(two)
+    (bad,) = [r for r in two if r.verdict == "SPEC_ERROR"]
+    assert (bad.location, bad.property, bad.subject, bad.message) == (f"{path}:3:5", "packing", "packing",
+                                                                      "no packing today")
+    assert any(r.property == "shared-layout" and r.verdict == "PROVED" for r in two)  # the other tasks answered
+
+
+def test_a_task_that_fails_in_this_process_is_reported_as_a_worker_s():
+    """Which process takes a task must not change what the command says: a failure in the
+    calling process is reported like a forked worker's (test_a_failing_worker_is_reported)."""
+    parent = os.getpid()
+
+    def fn(x):
+        if os.getpid() == parent:
+            raise ValueError("bad task")
+        time.sleep(0.01)
+        return x
+
+    with pytest.raises(workers.WorkerFailed, match=r"a worker process failed: ValueError: bad task; \d+ of 30 tasks"):
+        workers.run(fn, list(range(30)), 2)
+
+
 def _square(x):
     return x, x * x
 
