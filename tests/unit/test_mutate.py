@@ -130,7 +130,7 @@ def test_prove_is_deterministic_apart_from_timings(run):
         return re.sub(r'"(seconds|cross_check_seconds)": [0-9.e-]+', '"seconds": 0', r.out)
 
     runs = [run("prove", SPECS, "--format", "json", "--jobs", j) for j in ("1", "2", "2")]
-    assert all(r.code == 0 for r in runs)
+    assert all(r.code == 0 for r in runs), [(r.code, r.err[-3000:]) for r in runs]
     assert strip(runs[0]) == strip(runs[1]) == strip(runs[2])
     texts = [re.sub(r"\(\d+\.\d+ s\)", "", run("prove", SPECS).out) for _ in range(2)]
     assert texts[0] == texts[1]
