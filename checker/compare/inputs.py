@@ -164,8 +164,9 @@ def table(path: str) -> candidates.Table:
         t, i, r, c = values
         if (t, i) in entries:
             raise SpecError(SourceSpan(path, n, 1), f"thread {t}, i {i} is given twice")
-        if len(entries) >= candidates.MAX_POINTS:
-            raise SpecError(SourceSpan(path, n, 1), f"more than {candidates.MAX_POINTS} entries")
+        if len(entries) >= candidates.MAX_TABLE:
+            raise SpecError(SourceSpan(path, n, 1), f"more than {candidates.MAX_TABLE} entries (a fragment "
+                            "holds at most 16,384 points)")
         entries[(t, i)] = (r, c)
     if not entries:
         raise SpecError(SourceSpan(path, 1, 1), "no entries: expected lines thread,i,row,col")
