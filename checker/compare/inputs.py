@@ -17,6 +17,10 @@ from checker.errors import SourceSpan, SpecError
 from checker.source import plain
 
 MAX_FILE = 4 << 20
+# JSON nesting of a bases file: Triton's bases are lists of [row, col] in an object, depth 3; json
+# recurses per level and a file of 100,000 `[` raised RecursionError, so depth is counted first
+MAX_DEPTH = 32
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 MAX_THREAD_BITS = 16  # lane and warp bases together: thread indices below candidates.MAX_COORD
 
 
@@ -56,6 +60,22 @@ _KEYS = {"register": ("register", "reg_bases"), "lane": ("lane", "lane_bases"), 
          "block": ("block", "block_bases")}
 
 
+def _json(text: str, path: str, start: int, end: int):
+    """json.loads of text[start:end], its nesting counted before it is parsed (strings skipped,
+    their brackets are not nesting); a ValueError of json's, or a SpecError located at the bracket
+    that goes past MAX_DEPTH."""
+    depth = 0
+    for m in _JSON_TOKENS.finditer(text, start, end):
+        ch = m.group()
+        if ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise SpecError(_where(text, path, m.start()), f"JSON nested more than {MAX_DEPTH} deep")
+        elif ch in "]}":
+            depth -= 1
+    return json.loads(text[start:end])
+
+
 def _export_text(text: str, path: str) -> tuple:
     """The `layout = dict(reg_bases=[...], ...)` that `checker export --to triton` writes, read as
     data: one `name=[JSON]` per line, comments and the dict( ) lines skipped."""
@@ -71,7 +91,7 @@ def _export_text(text: str, path: str) -> tuple:
         else:
             start = pos + m.start(2)
             try:
-                out[m.group(1)] = json.loads(m.group(2))
+                out[m.group(1)] = _json(text, path, start, pos + m.end(2))
             except ValueError as exc:
                 raise SpecError(_where(text, path, start + getattr(exc, "pos", 0)),
                                 f"{m.group(1)}: not a list of [row, col] bases") from None
@@ -86,7 +106,7 @@ def triton(path: str) -> candidates.Bases:
     text = _read(path)
     if text.lstrip().startswith("{"):
         try:
-            obj = json.loads(text)
+            obj = _json(text, path, 0, len(text))
         except ValueError as exc:
             raise SpecError(_where(text, path, getattr(exc, "pos", 0)), f"not JSON: {getattr(exc, 'msg', exc)}") from None
         offsets = {k: max(text.find(f'"{k}"'), 0) for k in obj} if isinstance(obj, dict) else {}

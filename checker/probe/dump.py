@@ -112,7 +112,9 @@ def decode_array(path: str, name: str, enc) -> np.ndarray:
     """One array of a dump, each field checked (a hostile dump is a located error, not a
     traceback): 1 to 3 sizes of at most 65536, base64 data of exactly the bytes the shape says."""
     where = f"at arrays.{name}"
-    if not (isinstance(enc, dict) and enc.get("dtype") in ARRAY_DTYPES and isinstance(enc.get("shape"), list)
+    # the dtype is looked up in a dict: a list there would raise TypeError (unhashable), so str first
+    if not (isinstance(enc, dict) and isinstance(enc.get("dtype"), str) and enc["dtype"] in ARRAY_DTYPES
+            and isinstance(enc.get("shape"), list)
             and isinstance(enc.get("data"), str)):
         raise bad(path, f"{where}: expected {{dtype: u8 | u32, shape: [...], data: base64}}")
     shape = enc["shape"]
