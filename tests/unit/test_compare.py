@@ -338,3 +338,28 @@ def test_a_table_of_too_many_entries_is_refused_where_it_goes_over(run, tmp_path
     csv.write_text("".join(f"{t},0,0,0\n" for t in range(40)))
     r = run("compare", K16, "--fragment", "A.f16", "--table", str(csv))
     assert r.code == 3 and f"{csv}:17:1: error: more than 16 entries" in r.err and "Traceback" not in r.err
+
+
+# -- --python: the module's source is read as every input is ---------------------------------------
+
+def test_a_python_module_is_read_bounded_and_its_syntax_error_located(run, tmp_path, monkeypatch):
+    """A FIFO named x.py hung the import and a link to /dev/zero grew without end; a syntax error was
+    reported at 1:1 instead of its line and column."""
+    fifo = tmp_path / "fifo.py"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.py"
+    zero.symlink_to("/dev/zero")
+    for mod, kind in ((fifo, "a FIFO"), (zero, "a character device")):
+        r = run("compare", K16, "--fragment", "A.f16", "--python", f"{mod}:f")
+        assert r.code == 3 and f"{mod}:1:1: error: not a regular file: it is {kind}" in r.err
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f(t, i):\n    return (t // 4,\n        t % 4 +* 2)\n")
+    r = run("compare", K16, "--fragment", "A.f16", "--python", f"{bad}:f")
+    assert r.code == 3 and f"{bad}:3:16: error: not Python: invalid syntax" in r.err
+    # by module name, from the current folder: the same reader
+    monkeypatch.chdir(tmp_path)
+    r = run("compare", K16, "--fragment", "A.f16", "--python", "bad:f")
+    assert r.code == 3 and f"{bad}:3:16: error: not Python" in r.err
+    (tmp_path / "good.py").write_text("from dataclasses import dataclass\n\n@dataclass\nclass P:\n    x: int\n\n\n"
+                                      "def a(t, i):\n    return t // 4 + 8 * (i // 2 % 2), t % 4 * 2 + i % 2 + 8 * (i // 4)\n")
+    assert run("compare", K16, "--fragment", "A.f16", "--python", "good:a").code == 0
