@@ -52,8 +52,10 @@ def _lines(doc_text: str) -> list:
 def from_node(node, doc_text: str, file: str) -> SourceText:
     """Positions for a YAML scalar node; exact for literal blocks and single-line scalars."""
     value = node.value
-    lines = _lines(doc_text)
     line0, col0 = node.start_mark.line, node.start_mark.column
+    if not isinstance(value, str):  # callers check the type first; a list or mapping here is still an input error
+        raise SpecError(SourceSpan(file, line0 + 1, col0 + 1), "expected text, found a list or mapping")
+    lines = _lines(doc_text)
     origins: list = []
     if node.style == "|":
         raw_line = line0 + 1

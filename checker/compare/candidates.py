@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 import checker.compare.cute as cute_text
 
 MAX_POINTS = 1 << 20  # a candidate's domain, threads x elements
+# entries of a table read from a file: 4x the largest fragment (a wgmma D at N = 256 holds
+# 128 threads x 128 elements); a CSV of a million entries made a table z3 choked on
+MAX_TABLE = 1 << 16
 MAX_BASES = 20
 MAX_COORD = 1 << 16
 # a layout that holds only some points of its domain (a sparse CuTe layout, a copy atom) is asked
@@ -233,3 +236,14 @@ class Table:
 
     def form(self) -> tuple:
         return ("table", tuple(sorted(self.entries.items())), self.threads, self.elements)
+
+    def within(self, spec_threads: int, n: int) -> "Table":
+        """The entries z3 needs: those in the spec's domain and the smallest beyond it, the only one
+        of those that can be the smallest counterexample (the enumeration counts the others, in
+        time linear in their number). 120,000 entries beyond a 256-point fragment made a lookup
+        tree z3 took a minute and 3.5 GB over."""
+        kept = {p: c for p, c in self.entries.items() if p[0] < spec_threads and p[1] < n}
+        _, first = self.outside(spec_threads, n)
+        if first is not None:
+            kept[first] = self.entries[first]
+        return Table(kept, self.source, self.kind)

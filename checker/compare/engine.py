@@ -130,10 +130,12 @@ def compare(target: Target, n: int, cand, letter: str) -> tuple:
     # the union's bounding box, each side capped where a thread or element index stops fitting z3's
     # 32-bit terms: the smallest point a candidate holds beyond the spec's lies below the cap
     # ((0, n), (threads, 0), or a table's entry, whose indices are below MAX_COORD)
-    box = (min(max(len(target.lanes), cand.threads), MAX_BOX), min(max(n, cand.elements), MAX_BOX))
+    # a table beyond the spec's domain: z3 is given only the entries that can be its answer
+    sought = cand.within(len(target.lanes), n) if hasattr(cand, "within") else cand
+    box = (min(max(len(target.lanes), sought.threads), MAX_BOX), min(max(n, sought.elements), MAX_BOX))
     first, count, points = _enumerate(target, n, cand)
     expect = None if first is None else first[0]
-    z3 = smt_compare.differ(f"{target.name}.compare.{cand.kind}", target.reading, target.lanes, n, cand.form(),
+    z3 = smt_compare.differ(f"{target.name}.compare.{cand.kind}", target.reading, target.lanes, n, sought.form(),
                             box, expect)
     where = f" (MMA computation {target.computation})" if target.computation is not None else ""
     if z3.verdict == UNKNOWN:

@@ -17,6 +17,10 @@ from checker.errors import SourceSpan, SpecError
 from checker.source import plain
 
 MAX_FILE = 4 << 20
+# JSON nesting of a bases file: Triton's bases are lists of [row, col] in an object, depth 3; json
+# recurses per level and a file of 100,000 `[` raised RecursionError, so depth is counted first
+MAX_DEPTH = 32
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 MAX_THREAD_BITS = 16  # lane and warp bases together: thread indices below candidates.MAX_COORD
 
 
@@ -56,6 +60,22 @@ _KEYS = {"register": ("register", "reg_bases"), "lane": ("lane", "lane_bases"), 
          "block": ("block", "block_bases")}
 
 
+def _json(text: str, path: str, start: int, end: int):
+    """json.loads of text[start:end], its nesting counted before it is parsed (strings skipped,
+    their brackets are not nesting); a ValueError of json's, or a SpecError located at the bracket
+    that goes past MAX_DEPTH."""
+    depth = 0
+    for m in _JSON_TOKENS.finditer(text, start, end):
+        ch = m.group()
+        if ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise SpecError(_where(text, path, m.start()), f"JSON nested more than {MAX_DEPTH} deep")
+        elif ch in "]}":
+            depth -= 1
+    return json.loads(text[start:end])
+
+
 def _export_text(text: str, path: str) -> tuple:
     """The `layout = dict(reg_bases=[...], ...)` that `checker export --to triton` writes, read as
     data: one `name=[JSON]` per line, comments and the dict( ) lines skipped."""
@@ -71,7 +91,7 @@ def _export_text(text: str, path: str) -> tuple:
         else:
             start = pos + m.start(2)
             try:
-                out[m.group(1)] = json.loads(m.group(2))
+                out[m.group(1)] = _json(text, path, start, pos + m.end(2))
             except ValueError as exc:
                 raise SpecError(_where(text, path, start + getattr(exc, "pos", 0)),
                                 f"{m.group(1)}: not a list of [row, col] bases") from None
@@ -86,7 +106,7 @@ def triton(path: str) -> candidates.Bases:
     text = _read(path)
     if text.lstrip().startswith("{"):
         try:
-            obj = json.loads(text)
+            obj = _json(text, path, 0, len(text))
         except ValueError as exc:
             raise SpecError(_where(text, path, getattr(exc, "pos", 0)), f"not JSON: {getattr(exc, 'msg', exc)}") from None
         offsets = {k: max(text.find(f'"{k}"'), 0) for k in obj} if isinstance(obj, dict) else {}
@@ -164,8 +184,9 @@ def table(path: str) -> candidates.Table:
         t, i, r, c = values
         if (t, i) in entries:
             raise SpecError(SourceSpan(path, n, 1), f"thread {t}, i {i} is given twice")
-        if len(entries) >= candidates.MAX_POINTS:
-            raise SpecError(SourceSpan(path, n, 1), f"more than {candidates.MAX_POINTS} entries")
+        if len(entries) >= candidates.MAX_TABLE:
+            raise SpecError(SourceSpan(path, n, 1), f"more than {candidates.MAX_TABLE} entries (a fragment "
+                            "holds at most 16,384 points)")
         entries[(t, i)] = (r, c)
     if not entries:
         raise SpecError(SourceSpan(path, 1, 1), "no entries: expected lines thread,i,row,col")
@@ -188,23 +209,52 @@ def function(target: str):
                          f"found {target!r}")
     try:
         if module.endswith(".py") or os.sep in module:
-            spec = importlib.util.spec_from_file_location("_checker_user_layout", module)
-            if spec is None or spec.loader is None:
-                raise ImportError(f"cannot load {module}")
-            mod = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(mod)
+            mod = _load_file(module, module)
         else:
             sys.path.insert(0, os.getcwd())
             try:
-                mod = importlib.import_module(module)
+                # a module name is found as the import system finds it, and its source read as a
+                # file is: bounded (a FIFO or a link to /dev/zero named x.py hung or grew without end)
+                found = importlib.util.find_spec(module)
+                origin = getattr(found, "origin", None)
+                if (found is not None and isinstance(origin, str) and origin.endswith(".py")
+                        and found.submodule_search_locations is None):  # a package: the import system's
+                    mod = _load_file(origin, module)
+                else:
+                    mod = importlib.import_module(module)
             finally:
                 sys.path.pop(0)
+    except SpecError:
+        raise
     except Exception as exc:  # the user's module failing to import is an input error, located
         raise SpecError(SourceSpan(module, 1, 1), f"importing it failed: {type(exc).__name__}: {exc}") from None
     fn = getattr(mod, name, None)
     if not callable(fn):
         raise SpecError(SourceSpan(module, 1, 1), f"has no function {name!r}")
     return fn
+
+
+def _load_file(path: str, name: str):
+    """The user's module from its .py file: the source read as every input is (a regular file, at
+    most MAX_FILE bytes), compiled from the bytes read, a syntax error located at its line and
+    column, then run: the user's own code, which they asked for on the command line."""
+    import sys
+    import types
+
+    from checker.bounded import read_regular
+
+    data = read_regular(path, MAX_FILE, "module")
+    try:
+        code = compile(data, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise SpecError(SourceSpan(path, exc.lineno or 1, exc.offset or 1), f"not Python: {exc.msg}") from None
+    except ValueError as exc:  # a NUL byte, or a source encoding Python does not know
+        raise SpecError(SourceSpan(path, 1, 1), f"not Python: {exc}") from None
+    mod = types.ModuleType("_checker_user_layout" if name == path else name)
+    mod.__file__, mod.__package__ = path, ("" if name == path else name.rpartition(".")[0])
+    sys.modules[mod.__name__] = mod  # as an import does: a dataclass in it looks its module up there
+    exec(code, mod.__dict__)  # noqa: S102 - the user's own module, run on their request (docs/references.md)
+    return mod
 
 
 def from_function(fn, threads: int, elements: int, source: str) -> candidates.Table:

@@ -21,10 +21,14 @@ def hardware_agreement(spec_files: list, dump_dir: str | None) -> tuple:
 
     specs = [(p, load_spec(p)) for p in spec_files if not is_relations_file(p)]
     moved, moved_agreeing = movement_agreement(specs, dump_dir)
+    _wgmma_readable(dump_dir)
     paths = [p for p in dumps.find([dump_dir]) if not p.endswith(MOVEMENT)]
     if not paths:
         return moved, moved_agreeing
     results, _ = crosscheck(specs, paths)
+    from checker.probe.findings import refuse_malformed
+
+    refuse_malformed(results, dump_dir)
     # the crosscheck names each result's dump, its source and its instruction: no second read
     by_instr = {v.instruction.replace("mma.sync.aligned.", ""): v for _, s in specs for v in variants(s)}
     per_dump: dict = {}
@@ -42,3 +46,15 @@ def hardware_agreement(spec_files: list, dump_dir: str | None) -> tuple:
                     (v.shape, "C/D", v.ctype), (v.shape, "C/D", v.dtype)}:
             counts[key] = counts.get(key, 0) + 1
     return counts | moved, agreeing + moved_agreeing
+
+
+def _wgmma_readable(dump_dir: str) -> None:
+    """The wgmma dumps of the folder are not counted by the report (its ISA rows count kernels), but
+    one that is malformed fails it like any other."""
+    from checker.probe import wgmma_dump
+    from checker.probe.findings import readable, refuse_malformed
+
+    results: list = []
+    for _ in readable(wgmma_dump.find([dump_dir]), wgmma_dump.read, results):
+        pass
+    refuse_malformed(results, dump_dir)

@@ -24,12 +24,20 @@ import numpy as np
 
 from checker.errors import SourceSpan, SpecError, UsageError
 from checker.spec.load import validator
+from checker.spec.validation import explained, valid
 
 FORMAT = "ptx-fragment-checker/probe-dump"
 VERSION = 1
 SUFFIX = ".dump.json.gz"
+# The largest dump the probe writes is m16n8k256's .b1 one: 10,500 warps, 24 MiB of JSON, 460 KB
+# gzipped (reports/synthetic/); a hardware dump has the same arrays. 64 MiB leaves 2.6x of room.
 MAX_COMPRESSED = 16 << 20
-MAX_EXPANDED = 256 << 20
+MAX_EXPANDED = 64 << 20
+# Every dump format holds a few dozen JSON values around its base64 arrays (at most 122 commas,
+# brackets and braces in any dump in reports/; a note of 2,000 characters and 500 SASS opcodes
+# could add about 3,000). Counted on the bytes before parsing, so a small file of a million
+# `0,` or `{},` is refused before json builds a million objects and the schema explains each.
+MAX_VALUES = 16384
 SYNTHETIC_NOTE = ("SYNTHETIC: D was computed by checker's reference model from the spec, not by a GPU. "
                   "It tests the crosscheck path only and says nothing about what hardware does.")
 
@@ -104,7 +112,9 @@ def decode_array(path: str, name: str, enc) -> np.ndarray:
     """One array of a dump, each field checked (a hostile dump is a located error, not a
     traceback): 1 to 3 sizes of at most 65536, base64 data of exactly the bytes the shape says."""
     where = f"at arrays.{name}"
-    if not (isinstance(enc, dict) and enc.get("dtype") in ARRAY_DTYPES and isinstance(enc.get("shape"), list)
+    # the dtype is looked up in a dict: a list there would raise TypeError (unhashable), so str first
+    if not (isinstance(enc, dict) and isinstance(enc.get("dtype"), str) and enc["dtype"] in ARRAY_DTYPES
+            and isinstance(enc.get("shape"), list)
             and isinstance(enc.get("data"), str)):
         raise bad(path, f"{where}: expected {{dtype: u8 | u32, shape: [...], data: base64}}")
     shape = enc["shape"]
@@ -134,10 +144,27 @@ def read_json_gz(path: str, max_compressed: int, max_expanded: int):
         raise bad(path, f"not a gzip file: {exc}") from None
     if len(raw) > max_expanded:
         raise bad(path, f"dump expands to more than {max_expanded >> 20} MiB")
+    values = raw.count(b",") + raw.count(b"[") + raw.count(b"{")  # counts in strings too: only ever more
+    if values > MAX_VALUES:
+        raise bad(path, f"holds more than {MAX_VALUES} JSON values (counted as commas, [ and {{); "
+                        f"a probe dump holds a few dozen around its base64 arrays")
     try:
         return json.loads(raw, parse_constant=_not_json)
     except (ValueError, RecursionError) as exc:
         raise bad(path, f"not JSON: {str(exc)[:200]}") from None
+
+
+def schema_errors(path: str, doc: dict, schema_name: str) -> None:
+    """A SpecError for a dump the schema rejects: jsonschema-rs decides (fast, and it stops at
+    maxItems), jsonschema explains with the first of a bounded few errors in path order."""
+    if valid(doc, schema_name, "checker.probe"):
+        return
+    errors = explained(doc, schema_name, "checker.probe")
+    if not errors:  # the two implementations disagree: say so rather than pass the dump
+        raise bad(path, "the dump does not match its schema")
+    e = min(errors, key=lambda e: [str(p) for p in e.absolute_path])
+    where = ".".join(str(p) for p in e.absolute_path) or "the top"
+    raise bad(path, f"at {where}: {e.message[:300]}")
 
 
 def _not_json(name: str):
@@ -151,11 +178,7 @@ def read(path: str) -> Dump:
         raise bad(path, f"not a probe dump (expected \"format\": \"{FORMAT}\")")
     if doc.get("version") != VERSION:
         raise bad(path, f"dump format version {doc.get('version')!r}; this checker reads version {VERSION}")
-    errors = sorted(validator("dump.schema.json", "checker.probe").iter_errors(doc), key=lambda e: list(e.absolute_path))
-    if errors:
-        e = errors[0]
-        where = ".".join(str(p) for p in e.absolute_path) or "the top"
-        raise bad(path, f"at {where}: {e.message[:300]}")
+    schema_errors(path, doc, "dump.schema.json")
     registers, bits = {}, {}
     warps = sum(b["count"] for b in doc["patterns"])
     for op, enc in doc["registers"].items():

@@ -2,7 +2,7 @@
 their results (one dump per subject, each checked by several properties)."""
 from __future__ import annotations
 
-from checker.errors import SpecError
+from checker.errors import SourceSpan, SpecError
 from checker.results import PROVED, REFUTED, SPEC_ERROR, Result
 
 
@@ -55,3 +55,13 @@ def synthetic_only(stats: dict, kind: str) -> list:
         return [f"every {kind} dump checked is SYNTHETIC (computed by the reference model): this tests the "
                 "crosscheck, not the hardware"]
     return []
+
+
+def refuse_malformed(results: list, dump_dir: str) -> None:
+    """A malformed dump fails the report as it fails `checker crosscheck` (exit 3, located): left
+    out of the count, it let the report say "none recorded yet" over a broken hardware dump."""
+    bad = [r for r in results if r.verdict == SPEC_ERROR]
+    if bad:
+        file, line, col = (bad[0].location or f"{dump_dir}:1:1").rsplit(":", 2)
+        raise SpecError(SourceSpan(file, int(line), int(col)), bad[0].message,
+                        f"{len(bad)} malformed in {dump_dir}; checker crosscheck SPEC... --dumps {dump_dir} lists them")

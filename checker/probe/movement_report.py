@@ -41,6 +41,9 @@ def hardware_agreement(specs: list, dump_dir: str | None) -> tuple:
     if not paths:
         return {}, 0
     results, _ = crosscheck_movement(specs, paths)
+    from checker.probe.findings import refuse_malformed
+
+    refuse_malformed(results, dump_dir)
     per_dump: dict = {}
     for r in results:
         if r.subject and "dump" in r.detail:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from checker.probe.dump import bad, decode_array, encode_array, read_json_gz, write_json_gz
+from checker.probe.dump import bad, decode_array, encode_array, read_json_gz, schema_errors, write_json_gz
 
 FORMAT = "ptx-fragment-checker/wgmma-dump"
 VERSION = 1
@@ -64,19 +64,12 @@ def write(path: str, header: dict, arrays: dict) -> None:
 
 def read(path: str) -> Dump:
     """A dump, or a SpecError saying what is wrong with the file."""
-    from checker.spec.load import validator
-
     doc = read_json_gz(path, MAX_COMPRESSED, MAX_EXPANDED)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise bad(path, f"not a wgmma probe dump (expected \"format\": \"{FORMAT}\")")
     if doc.get("version") != VERSION:
         raise bad(path, f"dump format version {doc.get('version')!r}; this checker reads version {VERSION}")
-    errors = sorted(validator("wgmma-dump.schema.json", "checker.probe").iter_errors(doc),
-                    key=lambda e: [str(p) for p in e.absolute_path])
-    if errors:
-        e = errors[0]
-        where = ".".join(str(p) for p in e.absolute_path) or "the top"
-        raise bad(path, f"at {where}: {e.message[:300]}")
+    schema_errors(path, doc, "wgmma-dump.schema.json")
     ctas = sum(b["count"] for b in doc["blocks"])
     if ctas > MAX_CTAS:
         raise bad(path, f"at blocks: {ctas} CTAs; at most {MAX_CTAS}")

@@ -215,8 +215,8 @@ def _encoding(d: _Doc, enc, path, expect) -> Encoding:
     span = d.doc.span(tuple(path))
     if kind == "cute":
         enc = d.mapping(enc, path, ("kind", "layout", "tile"), ("threads", "sparse"))
+        d.string(enc["layout"], path + ["layout"])  # first: a list there has no text positions to take
         src = from_node(d.doc.nodes[tuple(path + ["layout"])], d.doc.text, d.doc.path)
-        d.string(enc["layout"], path + ["layout"])
         tile = enc["tile"]
         if not isinstance(tile, list) or len(tile) != 2:
             d.err(path + ["tile"], f"expected [rows, cols], found {_kind(tile)}")

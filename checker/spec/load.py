@@ -1,6 +1,7 @@
 """YAML file -> Spec: structure first (JSON Schema), then meaning, each error located."""
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -10,7 +11,7 @@ from checker.errors import SpecError
 from checker.families import FAMILIES
 from checker import source
 from checker.spec import layouts, model, yamlload
-from checker.spec.validation import gate, schema, valid, validator  # noqa: F401 - schema: read from here too
+from checker.spec.validation import MAX_EXPLAINED, explained, gate, schema, valid, validator  # noqa: F401 - schema: read from here too
 
 SCHEMA_ID = "ptx-fragment-checker/1"
 MAX_DIM = 1024
@@ -30,11 +31,11 @@ def check_structure(doc: yamlload.Document, schema_name: str = "spec.schema.json
         _integers(doc)
         return
     try:
-        errors = list(validator(schema_name).iter_errors(doc.value))
+        errors = explained(doc.value, schema_name)
     except (ValueError, TypeError):  # a value JSON has no type for (a YAML timestamp)
         raise SpecError(doc.span(()), "a value has a type JSON does not have") from None
     if not errors:  # the two implementations disagree: the gate's own error, located
-        err = min(gate(schema_name).iter_errors(doc.value), key=lambda e: doc.span(tuple(e.instance_path)).line)
+        err = min(itertools.islice(gate(schema_name).iter_errors(doc.value), MAX_EXPLAINED), key=lambda e: doc.span(tuple(e.instance_path)).line)
         raise SpecError(doc.span(tuple(err.instance_path)), f"{_path_str(tuple(err.instance_path))}: {err.message[:160]}")
 
     def order(e):

@@ -150,7 +150,7 @@ def _good_doc():
      "at source: 'gpu' is not one of ['hardware', 'synthetic']"),
     ("short-data", lambda p: _write_gz(p, json.dumps(_shorten(_good_doc())).encode()),
      "registers.D holds"),
-    ("bomb", lambda p: _write_gz(p, b" " * (dump.MAX_EXPANDED + 10)), "expands to more than 256 MiB"),
+    ("bomb", lambda p: _write_gz(p, b" " * (dump.MAX_EXPANDED + 10)), "expands to more than 64 MiB"),
 ])
 def test_malformed_dumps_are_located_errors(run, tmp_path, name, make, expect):
     path = tmp_path / f"{name}{dump.SUFFIX}"

@@ -347,3 +347,45 @@ def test_no_committed_figure_draws_a_cell_that_no_thread_holds():
     assert len(drawn) > 100
     holes = [f for f in drawn if ">none<" in open(os.path.join(folder, f), encoding="utf-8").read()]
     assert holes == []
+
+
+def _broken_hardware(src_name, dst_dir, change):
+    import gzip
+
+    with gzip.open(os.path.join(ROOT, "reports", "synthetic", src_name), "rt") as fh:
+        d = json.load(fh)
+    d["source"] = "hardware"
+    change(d)
+    dst = os.path.join(dst_dir, src_name)
+    with gzip.open(dst, "wt") as fh:
+        json.dump(d, fh)
+    return dst
+
+
+@pytest.mark.parametrize("spec, name, change, message", [
+    ("m16n8k16", "m16n8k16.row.col.f32.bf16.bf16.f32.dump.json.gz",
+     lambda d: d["registers"]["A"].update(data="!!!notbase64"), "registers.A.data is not base64"),
+    ("ldmatrix.m8n8", "ldmatrix.m8n8.x1.b16.movement.json.gz",
+     lambda d: d["arrays"]["image"].update(dtype="u16"), "at arrays.image: expected {dtype"),
+    ("m64nNk16", "m64n24k16.f16.f16.f16.a_shared.wgmma.json.gz",
+     lambda d: d.update(seed=-1), "at seed: -1 is less than the minimum"),
+])
+def test_a_malformed_dump_fails_the_report_as_it_fails_crosscheck(run, tmp_path, spec, name, change, message):
+    """It was left out of the count: the report exited 0 saying no hardware dump was recorded yet."""
+    from checker.errors import SpecError
+    from checker.probe import agreement
+
+    path = _broken_hardware(name, str(tmp_path), change)
+    with pytest.raises(SpecError) as caught:
+        agreement.hardware_agreement([os.path.join(SPECS, spec + ".yaml")], str(tmp_path))
+    assert str(caught.value).startswith(f"{path}:1:1: error: {message}")
+    assert "1 malformed in" in str(caught.value)
+
+
+def test_the_report_exits_3_on_a_malformed_hardware_dump(run, tmp_path):
+    dumps = tmp_path / "hw"
+    dumps.mkdir()
+    path = _broken_hardware("m16n8k16.row.col.f32.bf16.bf16.f32.dump.json.gz", str(dumps),
+                            lambda d: d["registers"]["A"].update(data="!!!notbase64"))
+    r = run("report", os.path.join(SPECS, "m16n8k16.yaml"), "--out", str(tmp_path), "--dumps", str(dumps))
+    assert r.code == 3 and f"{path}:1:1: error: registers.A.data is not base64" in r.out + r.err
