@@ -3,8 +3,6 @@ added or removed; every property whose verdict changes (both versions are proved
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 
 from checker import temps
@@ -244,20 +242,26 @@ def diff_base(rev: str, paths: list, spec_files) -> list:
 
 def diff_pair(old: str, new: str) -> SpecDiff:
     """`checker diff OLD NEW`: what changes if OLD stood where NEW stands. OLD is judged in NEW's
-    folder (a temporary copy of NEW's scope with OLD in NEW's place), so the relations and specs
-    of the scope are the same on both sides and only the edit differs."""
+    folder (a temporary folder with NEW's scope linked in and OLD's bytes in NEW's place), so the
+    relations and specs of the scope are the same on both sides and only the edit differs.
+
+    Nothing is copied whole: the scope's other files are linked (the loader reads them through the
+    link with its bound, as it reads them in NEW's folder), and OLD is read as at most MAX_BYTES
+    (a larger or non-regular OLD is the old version's located error, as from git history)."""
+    from checker.bounded import read_regular
     from checker.scope import widen
 
-    tmp = tempfile.mkdtemp(prefix="checker-diff-")
     try:
+        data = read_regular(old, MAX_BYTES)
+    except SpecError as exc:
+        return diff_files(None, new, new, old, old_error=exc)
+    with temps.folder("checker-diff-") as tmp:
         for f in widen([new]).files:
             if os.path.abspath(f) != os.path.abspath(new):
-                shutil.copyfile(f, os.path.join(tmp, os.path.basename(f)))
+                os.symlink(os.path.abspath(f), os.path.join(tmp, os.path.basename(f)))
         placed = os.path.join(tmp, os.path.basename(new))
-        shutil.copyfile(old, placed)
+        temps.write_new(placed, data)
         return diff_files(placed, new, new, old)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def flatten(diffs: list) -> list:

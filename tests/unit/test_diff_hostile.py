@@ -1,10 +1,13 @@
 """`checker diff` on hostile inputs: a git history whose tree names `..` is refused before anything
-is written."""
+is written; OLD is read with the spec bound, never copied whole; a signalled diff leaves no
+temporary folder behind."""
 import binascii
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import uuid
 
 import pytest
@@ -76,3 +79,42 @@ def test_safe_names(name):
     from checker.diff.compare import _unsafe
 
     assert _unsafe(name) is None
+
+
+def test_a_huge_old_file_is_not_copied(tmp_path):
+    """A sparse 1 GiB OLD (no disk used) is refused by its size, located, and never copied: the
+    command runs with a 64 MiB limit on the files it writes."""
+    old = tmp_path / "old.yaml"
+    with open(old, "wb") as fh:
+        fh.truncate(1 << 30)
+    code = ("import resource, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20)); "
+            "from checker.cli import entry; sys.exit(entry())")
+    proc = subprocess.run([sys.executable, "-c", code, "diff", str(old), os.path.join(SPECS, "m8n8k32.yaml")],
+                          cwd=ROOT, env=_env(tmp_path), capture_output=True, text=True, timeout=120)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "Traceback" not in text, text
+    assert f"{old}:1:1: error: file is larger than 262144 bytes" in text, text
+    assert os.listdir(tmp_path / "tmp") == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signalled_diff_leaves_no_temporary_folder(tmp_path, sig):
+    env = _env(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "checker", "diff", os.path.join(SPECS, "m16n8k16.yaml"),
+                             os.path.join(SPECS, "m16n8k16.yaml")], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while not os.listdir(tmp_path / "tmp") and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert os.listdir(tmp_path / "tmp"), "the diff ended before its temporary folder was seen"
+        proc.send_signal(sig)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 128 + sig, proc.stderr.read()
+    proc.stderr.close()
+    assert os.listdir(tmp_path / "tmp") == []
