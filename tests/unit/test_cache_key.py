@@ -1,5 +1,7 @@
 """The prove cache's entries are authenticated (checker/cachekey.py): a forged or copied entry
-does not turn REFUTED into PROVED; a key file that is not safe to use turns the cache off."""
+does not turn REFUTED into PROVED; a key file that is not safe to use turns the cache off; and
+checking an entry's records again is bounded work whatever they repeat."""
+import hashlib
 import json
 import os
 import shutil
@@ -9,7 +11,7 @@ import pytest
 
 from conftest import CASES, SPECS
 
-from checker import cache, cachekey
+from checker import bounded, cache, cachekey, recording
 
 MUTANT = os.path.join(CASES, "mutants", "injective-mask", "m16n8k256.yaml")
 
@@ -115,3 +117,49 @@ def test_a_signed_entry_is_checked_with_the_key_it_was_made_with(tmp_path):
     assert cache.unseal("b" * 64, sealed, b"1" * 32) is None  # moved to another key's name
     assert cache.unseal(k, sealed[:-1] + b" ", b"1" * 32) is None
     assert cache.unseal(k, body, b"1" * 32) is None
+
+
+# ---------------------------------------------------------------- the replay check's work
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """How many files the replay check reads."""
+    count = []
+    real = bounded.read_regular
+
+    def counted(*args, **kwargs):
+        count.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bounded, "read_regular", counted)
+    return count
+
+
+def test_a_repeated_read_is_checked_once(tmp_path, reads):
+    big = tmp_path / "big.so"
+    big.write_bytes(os.urandom(1 << 20))
+    record = ["read", str(big), 1 << 26, "file", hashlib.sha256(big.read_bytes()).hexdigest()]
+    assert recording.still_holds([record] * 5000 + [["isfile", str(big), True]] * 5000)
+    assert reads == [str(big)]
+
+
+def test_the_replay_check_reads_a_bounded_total(tmp_path, reads, monkeypatch):
+    monkeypatch.setattr(recording, "MAX_CHECKED", 3000)
+    records = []
+    for n in range(5):
+        f = tmp_path / f"{n}.yaml"
+        f.write_bytes(bytes([n]) * 1000)
+        records.append(["read", str(f), 1 << 20, "file", hashlib.sha256(f.read_bytes()).hexdigest()])
+    assert recording.still_holds(records[:3])
+    del reads[:]
+    assert not recording.still_holds(records)
+    assert len(reads) == 4  # stops at the read that goes past the bound
+
+
+def test_too_many_records_are_not_checked_at_all(tmp_path, reads):
+    f = tmp_path / "a.yaml"
+    f.write_text("x")
+    records = [["read", str(f), 10, "file", hashlib.sha256(b"x").hexdigest()]] * (recording.MAX_RECORDS + 1)
+    assert not recording.still_holds(records)
+    assert reads == []
