@@ -18,20 +18,30 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import tempfile
 
 _MADE: dict = {}  # path -> pid of the process that made it
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 @contextlib.contextmanager
 def folder(prefix: str):
-    path = tempfile.mkdtemp(prefix=prefix)
-    _MADE[path] = os.getpid()
+    # SIGINT and SIGTERM wait while the folder is made and recorded: one arriving in between
+    # would find a folder on disk that the handler does not know of (or, on tempfile's first
+    # use, the file it writes and removes to test the folder, left behind by os._exit)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    try:
+        path = tempfile.mkdtemp(prefix=prefix)
+        _MADE[path] = os.getpid()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     try:
         yield path
     finally:
-        _MADE.pop(path, None)
+        # removed before it is forgotten: a signal meanwhile removes it again, never leaves it
         shutil.rmtree(path, ignore_errors=True)
+        _MADE.pop(path, None)
 
 
 def remove_all() -> None:
@@ -39,8 +49,8 @@ def remove_all() -> None:
     me = os.getpid()
     for path, pid in list(_MADE.items()):
         if pid == me:
-            _MADE.pop(path, None)
             shutil.rmtree(path, ignore_errors=True)
+            _MADE.pop(path, None)
 
 
 def write_new(path: str, data: bytes) -> None:

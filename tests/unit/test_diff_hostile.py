@@ -100,21 +100,30 @@ def test_a_huge_old_file_is_not_copied(tmp_path):
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signalled_diff_leaves_no_temporary_folder(tmp_path, sig):
+    """Signalled mid-proof, and (a few times) the moment anything appears in its TMPDIR: the
+    file tempfile writes and removes there on its first use, just before it makes the folder, so
+    the signal lands while the folder is being made (that once left tempfile's file behind, or a
+    folder made but not yet recorded: the signals now wait until it is recorded)."""
     env = _env(tmp_path)
-    proc = subprocess.Popen([sys.executable, "-m", "checker", "diff", os.path.join(SPECS, "m16n8k16.yaml"),
-                             os.path.join(SPECS, "m16n8k16.yaml")], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 60
-        while not os.listdir(tmp_path / "tmp") and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.005)
-        assert os.listdir(tmp_path / "tmp"), "the diff ended before its temporary folder was seen"
-        proc.send_signal(sig)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 128 + sig, proc.stderr.read()
-    proc.stderr.close()
-    assert os.listdir(tmp_path / "tmp") == []
+    for wanted in ("", "", "", "", "checker-diff-"):
+        proc = subprocess.Popen([sys.executable, "-m", "checker", "diff", os.path.join(SPECS, "m16n8k16.yaml"),
+                                 os.path.join(SPECS, "m16n8k16.yaml")], cwd=ROOT, env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 60
+            while (not any(n.startswith(wanted) for n in os.listdir(tmp_path / "tmp"))
+                   and proc.poll() is None and time.monotonic() < deadline):
+                time.sleep(0.0005)
+            assert proc.poll() is None, "the diff ended before it was signalled"
+            if wanted:
+                time.sleep(0.3)  # mid-proof
+            proc.send_signal(sig)
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            err = proc.stderr.read()
+            proc.stderr.close()
+        assert proc.returncode == 128 + sig, err
+        assert os.listdir(tmp_path / "tmp") == []
