@@ -11,10 +11,16 @@ one of those to hold still, so a `same_as` neighbour, a spec a relation names, a
 reads, is covered by construction. A hit replays the stored results; anything else proves from
 scratch.
 
-Safety: cache folders are hostile (CI caches are restored from other jobs). Nothing in an entry is
-executed or unpickled: an entry is JSON, read with a bound from a regular file, and every field of
-every result is checked for its type, and the replayed report rendered once in every format,
-before it is used: anything malformed, oversized or not a regular file is a miss, never a crash.
+Safety: cache folders are hostile (CI caches are restored from other jobs; another user may
+write a shared one). Every entry carries an HMAC-SHA256 of its key and bytes under a per-user
+secret kept outside the cache folder (checker/cachekey.py): the key above is the same on every
+machine with the same install, so without it a planted entry could turn REFUTED into PROVED. An
+entry that does not verify is a miss, and it is checked before anything of the entry is parsed;
+without a usable secret no entry is read or written. Nothing in an entry is executed or
+unpickled: an entry is JSON, read with a bound from a regular file, and every field of every
+result is checked for its type, and the replayed report rendered once in every format, before
+it is used: anything malformed, oversized or not a regular file is a miss, never a crash. The
+replay check reads each file once, at most recording.MAX_CHECKED bytes in all.
 Runs with a z3 `unknown` are never stored (the process's solver-time budget may have run out on a
 busy machine), and the gate (`.github/workflows/spec-gate.yml`) passes `--no-cache` anyway.
 """
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 import importlib.util
 import json
 import math
@@ -32,7 +39,7 @@ import sys
 from checker.properties import PROPERTIES
 from checker.results import EXIT, PROVED, UNKNOWN, Result
 
-FORMAT = "ptx-fragment-checker/prove-cache/2"
+FORMAT = "ptx-fragment-checker/prove-cache/3"
 KEEP = 64  # entries; the oldest go first
 MAX_ENTRY = 64 << 20  # bytes of one entry file
 MAX_RESULTS = 200_000
@@ -192,17 +199,44 @@ def _read_entry(path: str) -> bytes | None:
         return None
 
 
+def _mac(secret: bytes, k: str, body: bytes) -> bytes:
+    """The entry's MAC, over the format and the key too: an entry moved to another key's name,
+    or kept from another format, does not verify."""
+    return hmac.new(secret, FORMAT.encode() + b"\0" + k.encode() + b"\0" + body, hashlib.sha256).hexdigest().encode()
+
+
+def seal(k: str, body: bytes, secret: bytes | None = None) -> bytes | None:
+    """An entry file's bytes: its MAC in hex, a newline, the JSON body. None without a secret."""
+    from checker import cachekey
+
+    secret = secret or cachekey.secret()
+    return None if secret is None else _mac(secret, k, body) + b"\n" + body
+
+
+def unseal(k: str, raw: bytes, secret: bytes | None = None) -> bytes | None:
+    """The JSON body of an entry file whose MAC verifies; None otherwise."""
+    from checker import cachekey
+
+    secret = secret or cachekey.secret()
+    mac, newline, body = raw.partition(b"\n")
+    if secret is None or not newline or not hmac.compare_digest(mac, _mac(secret, k, body)):
+        return None
+    return body
+
+
 def load(where: str, k: str) -> list | None:
-    """The results stored under `k`, if every input the proof read still holds; None otherwise."""
+    """The results stored under `k`, if the entry verifies and every input the proof read still
+    holds; None otherwise."""
     from checker import recording as rec
 
     if not isinstance(k, str) or not _KEY.fullmatch(k):
         return None
     raw = _read_entry(os.path.join(where, f"prove-{k}.json"))
-    if raw is None:
+    body = unseal(k, raw) if raw is not None else None
+    if body is None:
         return None
     try:
-        doc = json.loads(raw)
+        doc = json.loads(body)
     except (ValueError, RecursionError):
         return None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("key") != k:
@@ -228,14 +262,16 @@ def store(where: str, k: str, results: list, inputs: list | None) -> None:
         return
     tmp = None
     try:
-        text = json.dumps({"format": FORMAT, "key": k, "inputs": inputs,
-                           "results": [dataclasses.asdict(r) for r in results]})
+        sealed = seal(k, json.dumps({"format": FORMAT, "key": k, "inputs": inputs,
+                                     "results": [dataclasses.asdict(r) for r in results]}).encode("utf-8"))
+        if sealed is None:
+            return  # no usable secret: an entry nobody can verify is not worth writing
         os.makedirs(where, exist_ok=True)
         tmp = os.path.join(where, f".prove-{k}.{os.getpid()}.tmp")
         # O_EXCL | O_NOFOLLOW: never write through a name someone planted in a shared folder
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(sealed)
         os.replace(tmp, os.path.join(where, f"prove-{k}.json"))
         tmp = None
         _prune(where)

@@ -9,7 +9,8 @@ process owns the children it forked:
   (they are exiting), kills the others, and reaps them all;
 - SIGINT or SIGTERM: the handler that install() sets in the command's process, and that every
   forked child sets for itself, sends SIGTERM to the process's children, SIGKILL to those still
-  there after GRACE seconds, reaps them, and exits with 128 + the signal's number: 130 for
+  there after GRACE seconds, reaps them, removes the temporary folders it made (checker/temps.py),
+  and exits with 128 + the signal's number: 130 for
   SIGINT, 143 for SIGTERM. A second signal meanwhile waits (it is blocked): the first one's end is
   under way;
 - a parent that dies however it dies (SIGKILL, the OOM killer, a handler that cannot run because
@@ -170,6 +171,14 @@ def _on_signal(signum, frame):
     try:
         end(GRACE)
     finally:
+        try:
+            # os._exit runs no `finally`: the temporary folders go now (after the children that
+            # may be reading them), or they would stay in /tmp; none were made if it is not loaded
+            temps = sys.modules.get("checker.temps")
+            if temps is not None:
+                temps.remove_all()
+        except Exception:  # noqa: BLE001 - nothing may keep a signalled process from ending
+            pass
         os._exit(128 + signum)
 
 

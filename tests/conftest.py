@@ -1,6 +1,9 @@
+import atexit
 import io
 import os
+import shutil
 import sys
+import tempfile
 
 import pytest
 
@@ -10,6 +13,11 @@ CASES = os.path.join(ROOT, "tests", "cases")
 sys.path.insert(0, ROOT)
 # every test proves for real; tests/unit/test_cache.py turns the cache on where it tests it
 os.environ["CHECKER_NO_CACHE"] = "1"
+# the cache's secret key (checker/cachekey.py) of this test run, never the user's ~/.config one:
+# the tests and the commands they start make and read it here, removed at the end
+_KEY_FOLDER = tempfile.mkdtemp(prefix="checker-test-key-")
+os.environ["CHECKER_CACHE_KEY_FILE"] = os.path.join(_KEY_FOLDER, "cache.key")
+atexit.register(shutil.rmtree, _KEY_FOLDER, True)
 
 
 class Run:

@@ -3,10 +3,9 @@ added or removed; every property whose verdict changes (both versions are proved
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 
+from checker import temps
 from checker.diff.entries import compare
 from checker.files import is_relations_file
 from checker.bounded import GitError, run_bounded, same_bytes, shown
@@ -195,6 +194,44 @@ def _blob(rev: str, rel: str, top: str) -> bytes:
         raise SpecError(where, f"cannot read it from git: {exc}") from None
 
 
+def _unsafe(rel: str) -> str | None:
+    """Why a path git lists cannot name a file under the temporary folder, or None. A hostile
+    history can hold any name (a tree entry `..`, made with `git hash-object --literally`, is
+    listed as `specs/../../x.yaml`): every listed path is checked before any is written."""
+    if not rel or len(rel) > 4096:
+        return "an empty or overlong path"
+    if any(c in rel for c in "\0\n\r"):
+        return "a path with a NUL or line break"
+    if rel.startswith("/") or os.path.isabs(rel):
+        return "an absolute path"
+    if any(part in ("", ".", "..") for part in rel.split("/")):
+        return "a path with an empty, '.' or '..' component"
+    return None
+
+
+def _located(rev: str, rel: str) -> SourceSpan:
+    # a line break or control character is escaped, and a long name cut: the location is one line
+    return SourceSpan(f"{rev}:{shown(rel.encode('unicode_escape').decode('ascii'), 300, quote=False)}", 1, 1)
+
+
+def _place(tmp: str, rev: str, rel: str, data: bytes) -> str:
+    """Write the old version of `rel` under `tmp` (a fresh private folder): the path is checked to
+    stay inside it (resolved, links included), and the file is created new, never through a link
+    or over a file already there."""
+    where = _located(rev, rel)
+    root = os.path.realpath(tmp)
+    old = os.path.join(root, "old", *rel.split("/"))
+    if os.path.commonpath([root, os.path.realpath(old)]) != root:
+        raise SpecError(where, "git lists a path outside the revision's tree; the revision is refused")
+    try:
+        os.makedirs(os.path.dirname(old), mode=0o700, exist_ok=True)
+        temps.write_new(old, data)  # bytes as they are: the loader says what is wrong with them
+    except OSError as exc:  # a name listed twice, or as a file and a folder: a broken tree
+        raise SpecError(where, f"cannot place it ({exc.strerror or exc}): git lists a broken tree; "
+                               "the revision is refused") from None
+    return old
+
+
 def diff_base(rev: str, paths: list, spec_files) -> list:
     """Each spec file under `paths` against its version at git revision `rev`."""
     if rev.startswith("-"):
@@ -204,10 +241,14 @@ def diff_base(rev: str, paths: list, spec_files) -> list:
     now = {os.path.relpath(os.path.abspath(p), top).replace(os.sep, "/"): p for p in spec_files(paths)}
     prefixes = [os.path.relpath(os.path.abspath(p), top).replace(os.sep, "/") for p in paths]
     listing = _git(["ls-tree", "-r", "-z", "--name-only", rev, "--", *prefixes], top)
-    then = [f for f in (os.fsdecode(n) for n in listing.split(b"\0") if n) if f.endswith((".yaml", ".yml"))]
+    listed = [os.fsdecode(n) for n in listing.split(b"\0") if n]
+    for rel in listed:  # the whole revision is refused for one hostile name, before anything is read
+        why = _unsafe(rel)
+        if why is not None:
+            raise SpecError(_located(rev, rel), f"git lists {why}; the revision is refused")
+    then = [f for f in listed if f.endswith((".yaml", ".yml"))]
     out = []
-    tmp = tempfile.mkdtemp(prefix="checker-diff-")
-    try:
+    with temps.folder("checker-diff-") as tmp:
         for rel in sorted(set(now) | set(then)):
             old = error = None
             if rel in then:
@@ -216,38 +257,37 @@ def diff_base(rev: str, paths: list, spec_files) -> list:
                 except SpecError as exc:
                     error = exc
                 else:
-                    old = os.path.join(tmp, rev.replace("/", "_"), rel)
-                    os.makedirs(os.path.dirname(old), exist_ok=True)
-                    with open(old, "wb") as fh:  # bytes as they are: the loader says what is wrong with them
-                        fh.write(data)
+                    old = _place(tmp, rev, rel, data)
             new = now.get(rel)
             if old and new and same_bytes(old, new, MAX_BYTES):
                 continue
             out.append((old, new, new or rel, f"{rev}:{rel}", error))
         # once every file is fetched: a diff proves the file's scope, which reads the files beside it
-        out = [diff_files(*args) for args in out]
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return out
-
+        return [diff_files(*args) for args in out]
 
 
 def diff_pair(old: str, new: str) -> SpecDiff:
     """`checker diff OLD NEW`: what changes if OLD stood where NEW stands. OLD is judged in NEW's
-    folder (a temporary copy of NEW's scope with OLD in NEW's place), so the relations and specs
-    of the scope are the same on both sides and only the edit differs."""
+    folder (a temporary folder with NEW's scope linked in and OLD's bytes in NEW's place), so the
+    relations and specs of the scope are the same on both sides and only the edit differs.
+
+    Nothing is copied whole: the scope's other files are linked (the loader reads them through the
+    link with its bound, as it reads them in NEW's folder), and OLD is read as at most MAX_BYTES
+    (a larger or non-regular OLD is the old version's located error, as from git history)."""
+    from checker.bounded import read_regular
     from checker.scope import widen
 
-    tmp = tempfile.mkdtemp(prefix="checker-diff-")
     try:
+        data = read_regular(old, MAX_BYTES)
+    except SpecError as exc:
+        return diff_files(None, new, new, old, old_error=exc)
+    with temps.folder("checker-diff-") as tmp:
         for f in widen([new]).files:
             if os.path.abspath(f) != os.path.abspath(new):
-                shutil.copyfile(f, os.path.join(tmp, os.path.basename(f)))
+                os.symlink(os.path.abspath(f), os.path.join(tmp, os.path.basename(f)))
         placed = os.path.join(tmp, os.path.basename(new))
-        shutil.copyfile(old, placed)
+        temps.write_new(placed, data)
         return diff_files(placed, new, new, old)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def flatten(diffs: list) -> list:

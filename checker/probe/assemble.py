@@ -5,9 +5,9 @@ import functools
 import os
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 
+from checker import temps
 from checker.catalogue import min_sm
 from checker.errors import UsageError
 from checker.probe.ptx import generate, kernel_name
@@ -56,7 +56,7 @@ def build(v, sm: int, tool: str | None = None) -> Built:
 def assemble(tool: str, text: str, sm: int | str, name: str) -> tuple:
     """(assembled?, "assembled" or ptxas's message naming `name`.ptx, cubin) for one PTX text;
     `sm` 90 or "90a" (wgmma needs the architecture-specific target)."""
-    with tempfile.TemporaryDirectory() as tmp:
+    with temps.folder("checker-ptxas-") as tmp:  # removed on SIGINT/SIGTERM too
         src = os.path.join(tmp, name + ".ptx")
         out = os.path.join(tmp, name + ".cubin")
         with open(src, "w") as fh:

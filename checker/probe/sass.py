@@ -14,8 +14,9 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections import Counter
+
+from checker import temps
 
 WGMMA = ("HGMMA", "IGMMA", "QGMMA", "BGMMA")  # Hopper's warpgroup mma: HGMMA.64x256x16.F32.BF16
 TENSOR_CORE = ("HMMA", "IMMA", "DMMA", "BMMA", "QMMA") + WGMMA
@@ -74,10 +75,10 @@ def listing(cubin: bytes, tool: str | None = None) -> str | None:
     tool = tool or nvdisasm()
     if tool is None:
         return None
-    with tempfile.NamedTemporaryFile(suffix=".cubin") as fh:
-        fh.write(cubin)
-        fh.flush()
-        proc = subprocess.run([tool, "-c", fh.name], capture_output=True, text=True, timeout=TIMEOUT_S,
+    with temps.folder("checker-nvdisasm-") as tmp:  # removed on SIGINT/SIGTERM too
+        path = os.path.join(tmp, "kernel.cubin")
+        temps.write_new(path, cubin)
+        proc = subprocess.run([tool, "-c", path], capture_output=True, text=True, timeout=TIMEOUT_S,
                               stdin=subprocess.DEVNULL)
     if proc.returncode != 0:
         raise RuntimeError(f"nvdisasm failed: {proc.stderr.strip()[:500]}")

@@ -85,7 +85,18 @@ def specs(tmp_path):
 def _entry(folder):
     names = [n for n in os.listdir(folder) if n.startswith("prove-")]
     assert len(names) == 1, names
-    return json.loads((folder / names[0]).read_text())
+    return json.loads(_body(folder / names[0]))
+
+
+def _body(path):
+    """An entry's JSON, its MAC checked (the test run's own key: tests/conftest.py)."""
+    k = os.path.basename(str(path))[len("prove-"):-len(".json")]
+    return cache.unseal(k, open(path, "rb").read())
+
+
+def _write(path, k, doc):
+    """`doc` as an entry that verifies: what a forger who had the key could write."""
+    open(path, "wb").write(cache.seal(k, json.dumps(doc).encode()))
 
 
 def test_the_recording_covers_every_process_of_a_proof(specs, monkeypatch):
@@ -228,7 +239,7 @@ def entry(tmp_path_factory):
     rec = recording.start()
     results = prove_paths([str(spec)], Options(jobs=1))
     cache.store(str(where / "c"), k, results, rec.stop())
-    doc = json.loads((where / "c" / f"prove-{k}.json").read_text())
+    doc = json.loads(_body(where / "c" / f"prove-{k}.json"))
     assert any(r["counterexample"] for r in doc["results"])
     return where / "c", k, doc
 
@@ -259,12 +270,14 @@ def _forgeries(doc):
 
 
 def test_a_forged_entry_is_a_miss_or_replays_in_every_format(entry):
-    """Every forgery either misses, or gives results that every format renders."""
+    """Every forgery either misses, or gives results that every format renders: signed with the
+    key, as if it had leaked (unsigned, each is a miss: test_cache_key.py), the checks of every
+    field stand on their own."""
     where, k, doc = entry
     path = where / f"prove-{k}.json"
     misses = 0
     for name, forged in _forgeries(doc):
-        path.write_text(json.dumps(forged))
+        _write(path, k, forged)
         try:
             got = cache.load(str(where), k)
         except Exception as exc:  # noqa: BLE001
@@ -278,7 +291,7 @@ def test_a_forged_entry_is_a_miss_or_replays_in_every_format(entry):
                        lambda: junit.render(got, 0.0).encode("utf-8")):
             render()
     assert misses > 100
-    path.write_text(json.dumps(doc))
+    _write(path, k, doc)
     assert cache.load(str(where), k) is not None
 
 
@@ -296,9 +309,9 @@ def test_a_non_regular_oversized_or_deep_entry_is_a_miss(entry, tmp_path, kind, 
         path.mkdir()
     elif kind == "oversized":
         monkeypatch.setattr(cache, "MAX_ENTRY", 1000)
-        path.write_text(json.dumps(doc))
+        _write(path, k, doc)
     else:
-        path.write_text("[" * 100_000 + "]" * 100_000)
+        path.write_bytes(cache.seal(k, b"[" * 100_000 + b"]" * 100_000))  # signed: the parser's depth is met
     assert cache.load(str(folder), k) is None
 
 
