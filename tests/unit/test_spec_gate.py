@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from conftest import CASES
+from conftest import CASES, ROOT
 
 
 def _case(name: str) -> str:
@@ -22,3 +22,51 @@ def test_validate_refuses_an_element_the_fragment_does_not_have(run, name, eleme
     assert r.code == 3, r.out + r.err
     assert r.err.startswith(f"{path}:24:31: error: {element} is not an element of this fragment: "
                             "expected one of c0..c1 (the fragment's elements)"), r.err
+
+
+RELATION = """schema: ptx-fragment-checker/relations/1
+relations:
+  - id: a
+    statement: s
+    rests_on: ["x"]
+    expect: holds
+    for: {j: [0, 1], i: [0, 3]}
+    left:  {fragment: m16n8k16/A.f16, element: "4 * j + i"}
+    right: {fragment: m16n8k16/C.float, element: "i", col: "col / j"}
+"""
+
+
+def test_a_relation_whose_divisor_can_be_zero_is_refused_where_it_is_written(run, tmp_path):
+    """`col / j` with j over 0..1: refused when the file is loaded, at the divisor, as a formula's
+    is; the engines never meet the division (it was a ZeroDivisionError in a worker, taking the
+    spec beside it down with it)."""
+    import shutil
+
+    shutil.copy(os.path.join(ROOT, "specs", "m16n8k16.yaml"), tmp_path)
+    rel = tmp_path / "relations.yaml"
+    rel.write_text(RELATION)
+    r = run("validate", str(rel))
+    assert r.code == 3 and r.err == f"{rel}:9:67: error: the divisor can be zero\n", r.out + r.err
+    for target in (rel, tmp_path / "m16n8k16.yaml"):
+        r = run("prove", "--jobs", "1", str(target))
+        assert r.code == 3 and f"{rel}:9:67: error: the divisor can be zero" in r.out + r.err, r.out + r.err
+        assert "ZeroDivisionError" not in r.out + r.err
+
+
+def test_a_composition_whose_divisor_can_be_zero_is_a_located_result(run, tmp_path):
+    """The same of an ldmatrix spec's composition (`row / i`, i over 0..7): a result located at
+    the divisor, where the engines met the division by zero."""
+    import shutil
+
+    for name in ("m16n8k16.yaml", "ldmatrix.m8n8.yaml"):
+        shutil.copy(os.path.join(ROOT, "specs", name), tmp_path)
+    spec = tmp_path / "ldmatrix.m8n8.yaml"
+    text = spec.read_text()
+    assert text.count('col: "col + 8 * (row / 16)"') >= 1
+    spec.write_text(text.replace('col: "col + 8 * (row / 16)"', 'col: "col + 8 * (row / i)"', 1))
+    line = next(k for k, ln in enumerate(spec.read_text().splitlines(), 1) if "(row / i)" in ln)
+    r = run("prove", "--jobs", "1", str(spec))
+    assert r.code == 3, r.out + r.err
+    located = [ln for ln in (r.out + r.err).splitlines() if ln.startswith(f"{spec}:{line}:28: error:")]
+    assert located and "the divisor can be zero" in located[0], r.out + r.err
+    assert "ZeroDivisionError" not in r.out + r.err
