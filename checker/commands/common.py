@@ -90,9 +90,9 @@ def spec_files(paths) -> list:
 
 def load_fragment(path, fid):
     """(spec, fragment) of fragment `fid` of the spec file; a usage error naming the ones it has."""
-    from checker.spec.load import load_spec
+    from checker.spec.checked import load_checked
 
-    spec = load_spec(spec_files([path])[0])
+    spec = load_checked(spec_files([path])[0])
     frag = spec.fragment(fid)
     if frag is None:
         from checker.spec.lookup import unknown

@@ -25,13 +25,13 @@ def archs(text: str) -> list:
 
 def variants_of(paths, allow_empty: bool = False) -> list:
     from checker.semantics.variants import variants
-    from checker.spec.load import load_spec
+    from checker.spec.checked import load_checked
     from checker.files import is_relations_file
 
     out = []
     for path in spec_files(paths):
         if not is_relations_file(path):
-            out.extend((path, v) for v in variants(load_spec(path)))
+            out.extend((path, v) for v in variants(load_checked(path)))
     if not out and not allow_empty:
         raise UsageError("no variant to probe: the paths hold no spec")
     return out

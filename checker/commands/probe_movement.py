@@ -25,13 +25,13 @@ def split(paths) -> tuple:
     from checker.commands.common import spec_files
     from checker.files import is_relations_file
     from checker.probe.movement_run import is_movement, subjects_of
-    from checker.spec.load import load_spec
+    from checker.spec.checked import load_checked
 
     mma, moving = [], []
     for path in spec_files(paths):
         if is_relations_file(path):
             continue
-        spec = load_spec(path)
+        spec = load_checked(path)
         (moving if is_movement(spec) else mma).append((path, spec))
     return [p for p, _ in mma], subjects_of(moving)
 

@@ -28,9 +28,9 @@ def add(sub) -> None:
 def run(args, out, err) -> int:
     from checker.semantics.registers import ModelError
     from checker.semantics.variants import find
-    from checker.spec.load import load_spec
+    from checker.spec.checked import load_checked
 
-    spec = load_spec(spec_files([args.spec])[0])
+    spec = load_checked(spec_files([args.spec])[0])
     if args.fragment_set is None:
         from checker.semantics.variants import variants
 

@@ -29,10 +29,10 @@ def add(sub) -> None:
 
 def run(args, out, err) -> int:
     from checker.report.tables import fragment_table, render_text
-    from checker.spec.load import load_spec
+    from checker.spec.checked import load_checked
     from checker.spec.reading import materialize
 
-    spec = load_spec(spec_files([args.spec])[0])
+    spec = load_checked(spec_files([args.spec])[0])
     frags = list(spec.fragments())
     if args.fragment:
         frags = [load_fragment(args.spec, args.fragment)[1]]

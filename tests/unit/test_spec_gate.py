@@ -70,3 +70,32 @@ def test_a_composition_whose_divisor_can_be_zero_is_a_located_result(run, tmp_pa
     located = [ln for ln in (r.out + r.err).splitlines() if ln.startswith(f"{spec}:{line}:28: error:")]
     assert located and "the divisor can be zero" in located[0], r.out + r.err
     assert "ZeroDivisionError" not in r.out + r.err
+
+
+COMMANDS = [["where", "--fragment", "A.b1", "--row", "3", "--col", "5"],
+            ["eval", "--fragment", "A.b1", "--lane", "0", "--i", "0"],
+            ["export", "--fragment", "B.b1", "--to", "cute"],
+            ["table", "--fragment", "A.b1"], ["table"], ["simulate"],
+            ["compare", "--fragment", "A.b1", "--cute", "((4,8),(2,2,2)):((32,1),(16,8,128))"],
+            ["probe", "--compile-only"], ["probe", "--emit-ptx", "{tmp}/emit"], ["probe", "--synthetic", "--out", "{tmp}/dumps"],
+            ["crosscheck", "--dumps", os.path.join(ROOT, "reports", "synthetic")], ["mutate"]]
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=[" ".join(a[:3]) for a in COMMANDS])
+def test_every_command_that_loads_a_spec_refuses_what_validate_refuses(run, tmp_path, argv):
+    """C.s32's element list `c0, c1, cX, c3`: validate refuses it; a command that reads another
+    fragment (A.b1, B.b1) or none (simulate's list, probe --compile-only) exited 0 on it."""
+    spec = tmp_path / "m16n8k256.yaml"
+    text = open(os.path.join(ROOT, "specs", "m16n8k256.yaml")).read()
+    spec.write_text(text.replace("            elements: c0, c1, c2, c3", "            elements: c0, c1, cX, c3", 1))
+    line = next(k for k, ln in enumerate(spec.read_text().splitlines(), 1) if "cX" in ln)
+    want = f"{spec}:{line}:31: error: element cX names 'X', which no 'where' clause defines"
+    assert run("validate", str(spec)).err.startswith(want)
+    r = run(argv[0], str(spec), *(a.format(tmp=tmp_path) for a in argv[1:]))
+    assert r.code == 3 and want in r.out + r.err, r.out + r.err
+
+
+def test_probe_compile_only_refuses_a_formula_dividing_by_zero(run):
+    path = _case("formula-division-by-zero")
+    r = run("probe", path, "--compile-only")
+    assert r.code == 3 and f"{path}:23:" in r.out + r.err and "divisor can be zero" in r.out + r.err, r.out + r.err
