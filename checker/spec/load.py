@@ -158,7 +158,9 @@ class _Meaning:
                                       self.span(base + ["same_as", xi]),
                                       tuple(self.erratum(e, base + ["same_as", xi, "errata", k], "same_as", where="same_as")
                                             for k, e in enumerate(x.get("errata", []))),
-                                      self.span(base + ["same_as", xi, "printed"]))
+                                      self.span(base + ["same_as", xi, "printed"]),
+                                      tuple(self.span(base + ["same_as", xi, "fragments", k])
+                                            for k in range(len(x["fragments"]))))
                          for xi, x in enumerate(sec.get("same_as", [])))
             title_errata = tuple(self.erratum(e, base + ["errata", k], "title", where="section")
                                  for k, e in enumerate(sec.get("errata", [])))

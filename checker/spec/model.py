@@ -185,6 +185,7 @@ class SameAs:
     span: SourceSpan
     errata: tuple = ()  # of the sentence's words
     printed_span: SourceSpan | None = None
+    fragment_spans: tuple = ()  # where each of `fragments` is written: a name that resolves to nothing is reported there
 
 
 @dataclass(frozen=True)

@@ -99,3 +99,27 @@ def test_probe_compile_only_refuses_a_formula_dividing_by_zero(run):
     path = _case("formula-division-by-zero")
     r = run("probe", path, "--compile-only")
     assert r.code == 3 and f"{path}:23:" in r.out + r.err and "divisor can be zero" in r.out + r.err, r.out + r.err
+
+
+@pytest.mark.parametrize("named,why", [
+    ("m16n8k64/Zz", "m16n8k64/Zz: expected a fragment of m16n8k64 (A.i4, B.i4, C.s32, A.sp.i8, A.sp.i4), "
+                    "found none named 'Zz'"),
+    ("m16n8k64/A.i4", "m16n8k64/A.i4: expected a fragment of operand C, found operand A")])
+def test_a_same_as_name_that_is_no_fragment_of_its_operand_is_a_spec_error(run, tmp_path, named, why):
+    """The spec's own list of the fragments a "same as" sentence means: a name that resolves to
+    no fragment (or to one of another operand) was a refuted theorem (exit 1), never a spec error."""
+    import shutil
+
+    shutil.copy(os.path.join(ROOT, "specs", "m16n8k64.yaml"), tmp_path)
+    spec = tmp_path / "m16n8k128.yaml"
+    text = open(os.path.join(ROOT, "specs", "m16n8k128.yaml")).read()
+    assert "fragments: [m16n8k64/C.s32]" in text
+    spec.write_text(text.replace("fragments: [m16n8k64/C.s32]", f"fragments: [{named}]"))
+    line = next(k for k, ln in enumerate(spec.read_text().splitlines(), 1) if named in ln)
+    want = f"{spec}:{line}:17: error: {why}"
+    r = run("validate", str(spec))
+    assert r.code == 3 and r.err == want + "\n", r.err
+    r = run("where", str(spec), "--fragment", "A.b1", "--row", "0", "--col", "0")
+    assert r.code == 3 and want in r.out + r.err
+    r = run("prove", "--jobs", "1", str(spec))
+    assert r.code == 3 and f"{spec}:{line}:17: error: " in r.out and why in r.out, r.out
