@@ -123,3 +123,16 @@ def test_a_same_as_name_that_is_no_fragment_of_its_operand_is_a_spec_error(run, 
     assert r.code == 3 and want in r.out + r.err
     r = run("prove", "--jobs", "1", str(spec))
     assert r.code == 3 and f"{spec}:{line}:17: error: " in r.out and why in r.out, r.out
+
+
+def test_a_control_character_is_located_at_itself(run, tmp_path):
+    """libyaml's ReaderError has no mark (it was '1:1: invalid YAML: ReaderError'); the character
+    it names is found in the text, past characters of several UTF-8 bytes (its `position` counts
+    bytes)."""
+    spec = tmp_path / "m16n8k256.yaml"
+    lines = open(os.path.join(ROOT, "specs", "m16n8k256.yaml")).read().split("\n")
+    lines.insert(5, 'notes: "ééé \U0001F600\x1b"')
+    spec.write_text("\n".join(lines))
+    r = run("validate", str(spec))
+    assert r.code == 3 and r.err.startswith(f"{spec}:6:14: error: invalid YAML: unacceptable character #x001B: "
+                                            "control characters are not allowed"), r.err
