@@ -15,6 +15,26 @@ def _cex_lines(cex: dict) -> list:
     return out
 
 
+def error_lines(r) -> list:
+    """The lines of one failed result (not proved, no erratum's, not declared), as `prove` prints
+    them: `file:line:col: error: ...`, then where it comes from and a replay."""
+    if r.subject is not None:
+        cex = r.counterexample or {}
+        lines = [f"{r.location}: error: {r.property} {r.subject} {r.verdict.lower()}: {r.message}"]
+        if cex.get("relation_at") and cex["relation_at"] != r.location:
+            lines.append(f"{cex['relation_at']}: note: {r.property} {r.subject} is declared here")
+        return lines + _cex_lines(cex)
+    head = "" if not r.fragment else f"{r.fragment}: " if r.verdict == "SPEC_ERROR" else \
+        f"{r.fragment} {r.property} {r.verdict.lower()}: "
+    return [f"{r.location}: error: {head}{r.message}"] + (_cex_lines(r.counterexample) if r.counterexample else [])
+
+
+def failures(results: list) -> str:
+    """Every failed result's lines: what a command that proves but prints something else (errata)
+    says on stderr, so a failure is never only an exit code."""
+    return "".join(line + "\n" for r in results if r.failed() for line in error_lines(r))
+
+
 def prove_report(results: list, seconds: float, files: int, relation_files: int = 0, cached: bool = False,
                  scope: str = "") -> str:
     """`scope`: the line that says what the scope rule added to the files given (checker/scope.py)."""
@@ -38,13 +58,10 @@ def prove_report(results: list, seconds: float, files: int, relation_files: int 
                 continue
             if r.erratum:
                 lines.append(f"{r.location}: note: erratum confirmed: {fragment} {r.property}: {r.message}")
+                if r.counterexample:
+                    lines.extend(_cex_lines(r.counterexample))
             else:
-                kind = {"SPEC_ERROR": "error", "UNKNOWN": "error"}.get(r.verdict, "error")
-                head = "" if not fragment else f"{fragment}: " if r.verdict == "SPEC_ERROR" else \
-                    f"{fragment} {r.property} {r.verdict.lower()}: "
-                lines.append(f"{r.location}: {kind}: {head}{r.message}")
-            if r.counterexample:
-                lines.extend(_cex_lines(r.counterexample))
+                lines.extend(error_lines(r))
     for spec, rs in theorems.items():
         lines.append(f"{spec}: theorems:")
         for r in rs:
@@ -55,11 +72,7 @@ def prove_report(results: list, seconds: float, files: int, relation_files: int 
             elif r.erratum:  # an erratum of a title's or a sentence's words (checker.theorems.wording)
                 lines.append(f"{r.location}: note: erratum confirmed: {r.subject} {r.property}: {r.message}")
             else:
-                lines.append(f"{r.location}: error: {r.property} {r.subject} {r.verdict.lower()}: {r.message}")
-                cex = r.counterexample or {}
-                if cex.get("relation_at") and cex["relation_at"] != r.location:
-                    lines.append(f"{cex['relation_at']}: note: {r.property} {r.subject} is declared here")
-                lines.extend(_cex_lines(cex))
+                lines.extend(error_lines(r))
     if scope:
         lines.append(scope)
     frag = [r for r in results if r.subject is None]
