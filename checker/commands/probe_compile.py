@@ -14,7 +14,7 @@ def archs(text: str) -> list:
 
     found = []
     for a in text.split(","):
-        m = re.fullmatch(r"sm_(\d{2,3})[af]?", a.strip())
+        m = re.fullmatch(r"sm_([0-9]{2,3})[af]?", a.strip())
         if not m:
             raise UsageError(f"--arch takes targets like sm_80,sm_90, not {a!r}")
         # mma kernels are built for the plain target: sm_100a's mma is sm_100's

@@ -14,7 +14,7 @@ def targets(text: str) -> list:
     """"sm_80,sm_90,sm_100a" -> ["sm_80", "sm_90", "sm_100a"]."""
     found = []
     for a in text.split(","):
-        if not re.fullmatch(r"sm_\d{2,3}[af]?", a.strip()):
+        if not re.fullmatch(r"sm_[0-9]{2,3}[af]?", a.strip()):
             raise UsageError(f"--arch takes targets like sm_80,sm_90,sm_100a, not {a!r}")
         found.append(a.strip())
     return found

@@ -41,3 +41,23 @@ def test_integer_options_take_ascii_digits_only(run, argv, option, value):
     r = run(*argv, option, value)
     assert r.code == 2, r.out + r.err
     assert option in r.err and repr(value) in r.err, r.err
+
+
+def test_other_numbers_read_from_the_command_line_take_ascii_digits_only(run):
+    """--arch sm_٩٠ was assembled for sm_90; a fragment's [N=٦٤] was read as N = 64."""
+    r = run("probe", M16, "--compile-only", "--arch", "sm_٩٠")
+    assert r.code == 2 and "--arch takes targets like sm_80,sm_90, not 'sm_٩٠'" in r.err, r.err
+    r = run("where", os.path.join(SPECS, "m64nNk16.yaml"), "--fragment", "D.float[N=٦٤]", "--row", "0", "--col", "0")
+    assert r.code == 2 and "has no fragment 'D.float[N=٦٤]'" in r.err and "no instance at N=64" not in r.err, r.err
+
+
+def test_a_set_in_an_element_list_takes_ascii_digits_only(run, tmp_path):
+    """`N = 8*i where i = {1, 2, ... , ٣٢}` in a wgmma Elements cell: refused at the set, as the
+    formula grammar refuses the digit."""
+    lines = open(os.path.join(SPECS, "m64nNk16.yaml"), encoding="utf-8").read().split("\n")
+    at = next(k for k, ln in enumerate(lines) if "i = {1, 2, ... , 32}" in ln)
+    lines[at] = lines[at].replace("i = {1, 2, ... , 32}", "i = {1, 2, ... , ٣٢}")
+    spec = tmp_path / "m64nNk16.yaml"
+    spec.write_text("\n".join(lines), encoding="utf-8")
+    r = run("validate", str(spec))
+    assert r.code == 3 and r.err.startswith(f"{spec}:{at + 1}:") and "found {1, 2, ... , ٣٢}" in r.err, r.err
