@@ -34,10 +34,10 @@ def check(spec) -> None:
 
 def unresolved(same, resolve) -> list:
     """(where, why) of each name in a same_as list that is not a fragment of the operands it is
-    given for, in a spec of its shape that loads (`resolve`: shape -> its Spec, or None;
-    checker/theorems/same_as.py referee). These are the spec's
-    own words wrong, not the document's: a located spec error, in validate as in prove. A shape
-    with no spec beside is not among them (a spec copied alone still reads; prove says so)."""
+    given for, in a spec of its shape that loads (`resolve`: shape -> its Spec, or None, as
+    checker/theorems/same_as.py's referee gives). The list is the spec's own words, not the
+    document's, so each is a located spec error, in validate as in prove. A shape with no spec
+    beside is not among them: a spec copied alone still reads, and prove says what is missing."""
     out = []
     for k, ref in enumerate(same.fragments):
         shape, fid = ref.split("/", 1)
