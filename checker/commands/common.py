@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import textwrap
 
 from checker import outputs
+from checker.bounded import shown
 from checker.errors import UsageError
 
 
@@ -59,8 +61,16 @@ def add_format(parser, choices=("text", "json")) -> None:
                         help=f"the output's form (default: {choices[0]})")
 
 
+def integer(text: str) -> int:
+    """An integer option's value, in ASCII digits: int() also takes '٣' and '３' as 3, which no
+    one types on purpose; a spec's formulas refuse them too (the grammar's NUMBER is [0-9])."""
+    if not re.fullmatch(r"-?[0-9]{1,30}", text):
+        raise argparse.ArgumentTypeError(f"expected an integer in ASCII digits 0-9, found {shown(text, 40)}")
+    return int(text)
+
+
 def add_jobs(parser, help=None) -> None:
-    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
+    parser.add_argument("--jobs", type=integer, default=min(2, os.cpu_count() or 1), metavar="N",
                         help=help or "worker processes (default: up to 2)")
 
 
@@ -90,9 +100,9 @@ def spec_files(paths) -> list:
 
 def load_fragment(path, fid):
     """(spec, fragment) of fragment `fid` of the spec file; a usage error naming the ones it has."""
-    from checker.spec.load import load_spec
+    from checker.spec.checked import load_checked
 
-    spec = load_spec(spec_files([path])[0])
+    spec = load_checked(spec_files([path])[0])
     frag = spec.fragment(fid)
     if frag is None:
         from checker.spec.lookup import unknown

@@ -3,8 +3,10 @@ equal to a spec fragment, or refuted with the smallest counterexample (checker/c
 from __future__ import annotations
 
 import json
+import re
 
 from checker import outputs
+from checker.bounded import shown
 from checker.commands.common import add_fragment, add_specs, check_outputs, command, load_fragment
 from checker.errors import UsageError
 
@@ -51,8 +53,9 @@ def _computation(args, frag):
         raise UsageError(f"{frag.id} is held by the whole warp: --computation applies only to mma.m8n8k4 .f16")
     if args.computation == "all":
         return "all"
-    if not args.computation.isdigit() or not 1 <= int(args.computation) <= len(frag.computations):
-        raise UsageError(f"--computation takes 1..{len(frag.computations)} or all for {frag.id}")
+    if not re.fullmatch(r"[0-9]{1,3}", args.computation) or not 1 <= int(args.computation) <= len(frag.computations):
+        raise UsageError(f"--computation takes 1..{len(frag.computations)} or all for {frag.id}, "
+                         f"found {shown(args.computation, 40)}")
     return int(args.computation)
 
 

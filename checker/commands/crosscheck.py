@@ -27,14 +27,14 @@ def run(args, out, err) -> int:
     from checker.probe.crosscheck import crosscheck, render_text
     from checker.probe.dump import find
     from checker.results import exit_code, summary
-    from checker.spec.load import load_spec
+    from checker.spec.checked import load_checked
     from checker.files import is_relations_file
 
     from checker.probe import movement_dump
     from checker.probe.movement_run import crosscheck_movement, is_movement
 
     t0 = time.perf_counter()
-    specs = [(p, load_spec(p)) for p in spec_files(args.paths) if not is_relations_file(p)]
+    specs = [(p, load_checked(p)) for p in spec_files(args.paths) if not is_relations_file(p)]
     from checker.probe import wgmma_dump
     from checker.probe.wgmma_check import crosscheck as crosscheck_wgmma
 

@@ -29,6 +29,7 @@ def run(args, out, err) -> int:
     from checker.options import Options
     from checker.prover import prove_paths
     from checker.report import errata
+    from checker.report.text import failures
     from checker.results import exit_code
     from checker.spec.load import load_spec
 
@@ -43,4 +44,6 @@ def run(args, out, err) -> int:
     entries = errata.collect(specs, results, agreement(specs, [p for p, _ in specs]))
     render = {"text": errata.render_text, "markdown": errata.render_markdown, "json": errata.render_json}[args.format]
     out.write(render(entries))
+    # what failed, located as `prove` says it: the list above shows only what was confirmed
+    err.write(failures(results))
     return exit_code(results)

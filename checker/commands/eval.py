@@ -1,7 +1,7 @@
 """`checker eval`: row and col of one element of one lane, and the piece that gives them."""
 from __future__ import annotations
 
-from checker.commands.common import add_fragment, add_output, add_specs, command, load_fragment
+from checker.commands.common import add_fragment, add_output, add_specs, command, integer, load_fragment
 from checker.errors import UsageError
 
 NAME = "eval"
@@ -17,9 +17,9 @@ def add(sub) -> None:
                   "   # the document's text"])
     add_specs(ev, "spec", one=True)
     add_fragment(ev)
-    ev.add_argument("--lane", type=int, required=True, metavar="L", help="the lane (%%laneid), or for a warpgroup fragment the thread (%%tid, 0..127)")
-    ev.add_argument("--i", type=int, required=True, help="the element index: 3 for a3")
-    ev.add_argument("--as-printed", type=int, metavar="K",
+    ev.add_argument("--lane", type=integer, required=True, metavar="L", help="the lane (%%laneid), or for a warpgroup fragment the thread (%%tid, 0..127)")
+    ev.add_argument("--i", type=integer, required=True, help="the element index: 3 for a3")
+    ev.add_argument("--as-printed", type=integer, metavar="K",
                     help="evaluate the document's printed text of the fragment's K-th erratum")
     add_output(ev)
 

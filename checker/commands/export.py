@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from checker import outputs
-from checker.commands.common import add_fragment, add_output, add_specs, check_outputs, command
+from checker.commands.common import add_fragment, add_output, add_specs, check_outputs, command, integer
 
 NAME = "export"
 
@@ -18,7 +18,7 @@ def add(sub) -> None:
     add_specs(ex, "spec", one=True)
     add_fragment(ex)
     ex.add_argument("--to", required=True, choices=["cute", "triton", "cpp", "python"], help="the form to write")
-    ex.add_argument("--computation", type=int, metavar="N",
+    ex.add_argument("--computation", type=integer, metavar="N",
                     help="for mma.m8n8k4 .f16: which MMA computation's lanes (default 1)")
     add_output(ex, "write it here instead of stdout")
     ex.set_defaults(own_output=True)

@@ -6,7 +6,7 @@ import json
 import os
 import time
 
-from checker.commands.common import add_format, add_output, add_specs, check_outputs, command
+from checker.commands.common import add_format, add_output, add_specs, check_outputs, command, integer
 from checker.commands.probe_compile import archs, compile_only, variants_of
 from checker.errors import CheckerError, UsageError
 
@@ -38,7 +38,7 @@ def add(sub) -> None:
     pb.add_argument("--emit-ptx", metavar="DIR",
                     help="write each variant's PTX kernel, its input register images and the expected D into "
                          "DIR, with a manifest and how to launch them (no GPU needed)")
-    pb.add_argument("--seed", type=int, default=0, metavar="N", help="the patterns' seed (default: 0)")
+    pb.add_argument("--seed", type=integer, default=0, metavar="N", help="the patterns' seed (default: 0)")
     add_format(pb)
     add_output(pb, "write what the command prints (the summary, or --format json) to FILE instead of stdout")
 

@@ -14,7 +14,7 @@ def archs(text: str) -> list:
 
     found = []
     for a in text.split(","):
-        m = re.fullmatch(r"sm_(\d{2,3})[af]?", a.strip())
+        m = re.fullmatch(r"sm_([0-9]{2,3})[af]?", a.strip())
         if not m:
             raise UsageError(f"--arch takes targets like sm_80,sm_90, not {a!r}")
         # mma kernels are built for the plain target: sm_100a's mma is sm_100's
@@ -25,13 +25,13 @@ def archs(text: str) -> list:
 
 def variants_of(paths, allow_empty: bool = False) -> list:
     from checker.semantics.variants import variants
-    from checker.spec.load import load_spec
+    from checker.spec.checked import load_checked
     from checker.files import is_relations_file
 
     out = []
     for path in spec_files(paths):
         if not is_relations_file(path):
-            out.extend((path, v) for v in variants(load_spec(path)))
+            out.extend((path, v) for v in variants(load_checked(path)))
     if not out and not allow_empty:
         raise UsageError("no variant to probe: the paths hold no spec")
     return out

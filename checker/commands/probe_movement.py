@@ -14,7 +14,7 @@ def targets(text: str) -> list:
     """"sm_80,sm_90,sm_100a" -> ["sm_80", "sm_90", "sm_100a"]."""
     found = []
     for a in text.split(","):
-        if not re.fullmatch(r"sm_\d{2,3}[af]?", a.strip()):
+        if not re.fullmatch(r"sm_[0-9]{2,3}[af]?", a.strip()):
             raise UsageError(f"--arch takes targets like sm_80,sm_90,sm_100a, not {a!r}")
         found.append(a.strip())
     return found
@@ -25,13 +25,13 @@ def split(paths) -> tuple:
     from checker.commands.common import spec_files
     from checker.files import is_relations_file
     from checker.probe.movement_run import is_movement, subjects_of
-    from checker.spec.load import load_spec
+    from checker.spec.checked import load_checked
 
     mma, moving = [], []
     for path in spec_files(paths):
         if is_relations_file(path):
             continue
-        spec = load_spec(path)
+        spec = load_checked(path)
         (moving if is_movement(spec) else mma).append((path, spec))
     return [p for p, _ in mma], subjects_of(moving)
 

@@ -14,13 +14,13 @@ def split(paths) -> tuple:
     from checker.commands.common import spec_files
     from checker.files import is_relations_file
     from checker.probe.wgmma_ptx import variants
-    from checker.spec.load import load_spec
+    from checker.spec.checked import load_checked
 
     rest, found = [], []
     for path in spec_files(paths):
         if is_relations_file(path):
             continue
-        spec = load_spec(path)
+        spec = load_checked(path)
         if spec.family == "wgmma":
             found.extend(variants(spec, path.replace(os.sep, "/")))
         elif spec.family == "wgmma.sp":
@@ -36,13 +36,13 @@ def record_all(vs: list, where: str, seed: int, device=None) -> tuple:
     """Every variant's dump (synthetic where device is None) -> (paths written, skipped with why).
     wgmma runs on sm_90a only: a device of another sm skips them all."""
     from checker.probe.wgmma_run import record_all as run_all
-    from checker.spec.load import load_spec
+    from checker.spec.checked import load_checked
 
     if device is not None and device.sm != 90:
         return [], [f"{len(vs)} wgmma variants (need sm_90a; the device is sm_{device.sm})"]
     from checker.probe.wgmma_sp import joined
 
-    specs = {p: load_spec(p) for p in dict.fromkeys(v.spec for v in vs)}
+    specs = {p: load_checked(p) for p in dict.fromkeys(v.spec for v in vs)}
     specs = {p: joined(s, p) if s.family == "wgmma.sp" else s for p, s in specs.items()}
     return run_all([(v, specs[v.spec]) for v in vs], where, seed, device), []
 

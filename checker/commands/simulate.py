@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from checker.commands.common import add_format, add_output, add_specs, command, spec_files
+from checker.commands.common import add_format, add_output, add_specs, command, integer, spec_files
 from checker.errors import CheckerError, UsageError
 
 NAME = "simulate"
@@ -20,7 +20,7 @@ def add(sub) -> None:
     add_specs(si, "spec", one=True)
     si.add_argument("--fragment-set", metavar="ID",
                     help="the variant, e.g. row.col.f32.f16.f16.f32 (without it: list them)")
-    si.add_argument("--seed", type=int, default=0, metavar="N", help="the random matrices' seed (default: 0)")
+    si.add_argument("--seed", type=integer, default=0, metavar="N", help="the random matrices' seed (default: 0)")
     add_format(si)
     add_output(si)
 
@@ -28,9 +28,9 @@ def add(sub) -> None:
 def run(args, out, err) -> int:
     from checker.semantics.registers import ModelError
     from checker.semantics.variants import find
-    from checker.spec.load import load_spec
+    from checker.spec.checked import load_checked
 
-    spec = load_spec(spec_files([args.spec])[0])
+    spec = load_checked(spec_files([args.spec])[0])
     if args.fragment_set is None:
         from checker.semantics.variants import variants
 

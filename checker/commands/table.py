@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from checker.commands.common import add_format, add_fragment, add_output, add_specs, command, load_fragment, spec_files
+from checker.commands.common import add_format, add_fragment, add_output, add_specs, command, integer, load_fragment, spec_files
 
 from checker.errors import UsageError
 
@@ -21,7 +21,7 @@ def add(sub) -> None:
                   "checker table specs/m16n8k16.yaml --format json --output m16n8k16.json"])
     add_specs(ta, "spec", one=True)
     add_fragment(ta, required=False, help="one fragment (default: every fragment of the spec)")
-    ta.add_argument("--band", type=int, default=16, metavar="N",
+    ta.add_argument("--band", type=integer, default=16, metavar="N",
                     help="columns per band of the grid (default: 16; 0: the whole width in one)")
     add_format(ta)
     add_output(ta)
@@ -29,10 +29,10 @@ def add(sub) -> None:
 
 def run(args, out, err) -> int:
     from checker.report.tables import fragment_table, render_text
-    from checker.spec.load import load_spec
+    from checker.spec.checked import load_checked
     from checker.spec.reading import materialize
 
-    spec = load_spec(spec_files([args.spec])[0])
+    spec = load_checked(spec_files([args.spec])[0])
     frags = list(spec.fragments())
     if args.fragment:
         frags = [load_fragment(args.spec, args.fragment)[1]]

@@ -21,8 +21,7 @@ def add(sub) -> None:
 
 
 def run(args, out, err) -> int:
-    from checker.spec.load import load_spec
-    from checker.spec.reading import materialize
+    from checker.spec.checked import load_checked
     from checker.files import is_relations_file
     from checker.theorems.relations import load_relations
 
@@ -36,11 +35,7 @@ def run(args, out, err) -> int:
                 if args.format == "text":
                     out.write(f"{f}: ok ({n} relations)\n")
                 continue
-            spec = load_spec(f)
-            for frag in spec.fragments():
-                reading = materialize(frag)
-                for e in frag.errata:
-                    materialize(frag, e, reading.n)
+            spec = load_checked(f)  # the gate every command passes a spec through
             # counted as `checker prove` counts them: with formulas and given only as figures
             drawn = sum(len(s.figures_only) for s in spec.sections)
             report.append({"spec": f, "ok": True, "fragments": len(spec.fragments()) + drawn, "figures_only": drawn})

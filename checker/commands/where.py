@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from checker.commands.common import add_format, add_fragment, add_output, add_specs, command
+from checker.commands.common import add_format, add_fragment, add_output, add_specs, command, integer
 
 NAME = "where"
 
@@ -19,8 +19,8 @@ def add(sub) -> None:
                   "   # the document's text: no lane"])
     add_specs(wh, "spec", one=True)
     add_fragment(wh)
-    wh.add_argument("--row", required=True, type=int, metavar="R", help="the cell's row in the operand's matrix")
-    wh.add_argument("--col", required=True, type=int, metavar="C", help="the cell's column")
+    wh.add_argument("--row", required=True, type=integer, metavar="R", help="the cell's row in the operand's matrix")
+    wh.add_argument("--col", required=True, type=integer, metavar="C", help="the cell's column")
     wh.add_argument("--compressed", action="store_true",
                     help="for a sparse A (mma.sp): --row/--col are in the compressed A, not in A")
     wh.add_argument("--as-printed", type=int, metavar="K",

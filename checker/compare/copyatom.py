@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import checker.compare.cute as cute_text
 
 ROW_BITS = 128
-SHUFFLE_NAME = re.compile(r"tmp(\d{1,2})_\.([xyzw])")
+SHUFFLE_NAME = re.compile(r"tmp([0-9]{1,2})_\.([xyzw])")
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ MAX_MODES = 64
 MAX_SIZE = 1 << 16  # of the thread mode and of the value mode, each
 MAX_COSIZE = 1 << 30  # the largest index a layout may reach: 32-bit arithmetic stays exact
 
-_TOKEN = re.compile(r"\s*(?:(cute::)?(Layout|Shape|Stride|Int)\b|(_\d+)|(\d+)|([(),:<>])|(\S))")
+_TOKEN = re.compile(r"\s*(?:(cute::)?(Layout|Shape|Stride|Int)\b|(_[0-9]+)|([0-9]+)|([(),:<>])|(\S))")
 
 
 @dataclass(frozen=True)

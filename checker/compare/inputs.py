@@ -176,7 +176,7 @@ def table(path: str) -> candidates.Table:
         values = []
         for k, (at, f) in enumerate(fields):
             f = f.strip()
-            if not re.fullmatch(r"\d{1,6}", f) or int(f) >= candidates.MAX_COORD:
+            if not re.fullmatch(r"[0-9]{1,6}", f) or int(f) >= candidates.MAX_COORD:
                 what = ("thread", "i", "row", "col")[k]
                 raise SpecError(SourceSpan(path, n, at + 1),
                                 f"{what}: expected an integer in 0..{candidates.MAX_COORD - 1}, found {f!r}")

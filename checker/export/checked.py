@@ -17,10 +17,10 @@ TARGETS = ("cute", "triton", "cpp", "python")
 
 def fragment(spec_path: str, fid: str):
     """(spec, fragment, reading) of fragment `fid` of the spec file; a usage error where it has none."""
-    from checker.spec.load import load_spec
+    from checker.spec.checked import load_checked
     from checker.spec.reading import materialize
 
-    spec = load_spec(spec_path)
+    spec = load_checked(spec_path)
     frag = spec.fragment(fid)
     if frag is None:
         from checker.spec.lookup import unknown

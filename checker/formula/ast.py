@@ -75,6 +75,8 @@ class ElemClause:
     indices: tuple | None  # `for a0 and a1` -> (0, 1); `for ai ...` -> None
     where: object | None  # condition on i for `for ai where ...`
     off: int
+    # where each of `indices` is written: a name the fragment does not have is reported at itself
+    offs: tuple = ()
 
 
 @dataclass(frozen=True)

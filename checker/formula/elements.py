@@ -183,7 +183,7 @@ def _set_values(text: str, at) -> list:
     """`{1, 2, ... , 32}`, `{1, 2, 3, 4}`, `{3, 4, ..., 15, 16}`: consecutive integers, an ellipsis
     standing between two written ones."""
     items = [x.strip() for x in text.strip()[1:-1].split(",")] if re.fullmatch(r"\{.*\}", text.strip(), re.S) else []
-    if len(items) < 2 or not all(re.fullmatch(r"\d{1,4}|\.\.\.|…", x) for x in items):
+    if len(items) < 2 or not all(re.fullmatch(r"[0-9]{1,4}|\.\.\.|…", x) for x in items):
         raise SpecError(at, f"expected a set like {{1, 2, ... , 32}}, found {shown(text, 40, False)}")
     out: list = []
     for k, x in enumerate(items):

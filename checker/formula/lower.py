@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from checker.bounded import shown
 from checker.errors import SpecError
 from checker.families import WARP, Threads
 from checker.formula import ast
@@ -260,6 +261,21 @@ def _check_letter(elem, src, letter):
     if elem is not None and elem.letter != letter:
         raise SpecError(src.span(elem.off),
                         f"'for {elem.letter}...' names elements of another operand; this fragment's are {letter}0, {letter}1, ...")
+
+
+def check_element_names(block: ast.Block, src: SourceText, letter: str, n: int) -> None:
+    """Every element a `for a0 and a1` clause names is one of the fragment's n elements: a name
+    beyond them would make its piece apply nowhere, and the layout would silently prove without
+    it (or, for a huge index, fail far from the name). `n` is the instance's count, so lowering
+    (shared by a parametric fragment's instances) cannot check it."""
+    for node in _nodes(block):
+        if isinstance(node, ast.ElemClause) and node.indices is not None:
+            for k, index in enumerate(node.indices):
+                if index >= n:
+                    off = node.offs[k] if k < len(node.offs) else node.off
+                    name = shown(f"{node.letter}{index}", 24, False)
+                    raise SpecError(src.span(off), f"{name} is not an element of this fragment: expected one of "
+                                                   f"{letter}0..{letter}{n - 1} (the fragment's elements), found {name}")
 
 
 def _resolve(block: ast.Block, src: SourceText, threads: Threads, constants: dict) -> tuple:

@@ -179,7 +179,7 @@ class _Build:
         if len(letters) != 1:
             raise SpecError(self.src.span(first.start_pos), "elements of different operands in one 'for' clause")
         idx = tuple(int(str(c)[1:]) for c in t.children)
-        return ast.ElemClause(str(first)[0], idx, None, first.start_pos)
+        return ast.ElemClause(str(first)[0], idx, None, first.start_pos, tuple(c.start_pos for c in t.children))
 
     def expr(self, root):
         # post-order without recursion; results[id(node)] = (ast, depth)

@@ -34,7 +34,7 @@ from checker.mutate.operators import mutants
 from checker.properties import REGISTRY, enumerate as py_engine
 from checker import workers
 from checker.options import Options
-from checker.spec.load import load_spec
+from checker.spec.checked import load_checked
 from checker.spec.reading import formula_source, materialize, substituted
 from checker.source import plain
 from checker.theorems.consistency import FAMILIES, spec_theorems
@@ -96,7 +96,7 @@ class _Context:
 
     def __init__(self, path: str, relation_files: list, opts: Options, dumps: list):
         self.path, self.opts = path, opts
-        self.spec = load_spec(path)
+        self.spec = load_checked(path)
         self.readings = {f.id: materialize(f) for f in self.spec.fragments()}
         self.relations = []
         known = {os.path.abspath(path): self.spec}

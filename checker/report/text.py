@@ -29,6 +29,12 @@ def failure(r) -> list:
     return [f"{r.location}: error: {head}{r.message}", *(_cex_lines(r.counterexample) if r.counterexample else [])]
 
 
+def failures(results: list) -> str:
+    """Every failed result's lines: what a command that proves but prints something else (errata)
+    says on stderr, so a failure is never only an exit code."""
+    return "".join(line + "\n" for r in results if r.failed() for line in failure(r))
+
+
 def prove_report(results: list, seconds: float, files: int, relation_files: int = 0, cached: bool = False,
                  scope: str = "") -> str:
     """`scope`: the line that says what the scope rule added to the files given (checker/scope.py)."""

@@ -15,7 +15,7 @@ from checker.bounded import shown
 # one parameter value at the end of an id; ids come from command lines and code, so the id is
 # taken apart from its end, a bounded piece at a time (a pattern over the whole id backtracks
 # quadratically on a long run of brackets)
-_PARAM = re.compile(r"\[([A-Za-z]{1,8})=(-?\d{1,9})\]\Z")
+_PARAM = re.compile(r"\[([A-Za-z]{1,8})=(-?[0-9]{1,9})\]\Z")
 _MAX_PARAMS = 4
 
 

@@ -186,7 +186,7 @@ class SameAs:
     span: SourceSpan
     errata: tuple = ()  # of the sentence's words
     printed_span: SourceSpan | None = None
-    fragment_spans: tuple = ()  # of each name in `fragments`: where a name the sentence contradicts is refuted
+    fragment_spans: tuple = ()  # where each of `fragments` is written: a name the sentence contradicts is refuted there, one that resolves to nothing is a spec error there
 
 
 @dataclass(frozen=True)

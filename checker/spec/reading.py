@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from checker.errors import SpecError
 from checker.formula.bounds import Bounds
-from checker.formula.lower import Layout, lower
+from checker.formula.lower import Layout, check_element_names, lower
 from checker.formula.elements import parse_elements
 from checker.formula.parser import parse_block
 from checker.spec import model
@@ -124,6 +124,8 @@ def _materialize(fragment, revert, n) -> Reading:
     if n is None:
         n = fragment.table[0].count * sparse.per_register if sparse else len(elements[0])
     layout = guarded("formula", _layout, formula, fragment, params) if formula is not None else None
+    if layout is not None:
+        guarded("formula", check_element_names, parse_block(formula), formula, fragment.letter, n)
     # wide enough for every value the formulas reach and every limit they are compared with
     limit = max(fragment.rows, fragment.cols, fragment.sparsity.k if sparse else 0)
     width = max(Bounds(layout, (0, fragment.threads.count - 1), n).bits(), limit.bit_length() + 2) \

@@ -98,6 +98,10 @@ def load(path: str, data: bytes | None = None) -> Document:
         mark = exc.problem_mark or exc.context_mark
         span = SourceSpan(path, mark.line + 1, mark.column + 1) if mark else where
         raise SpecError(span, f"invalid YAML: {exc.problem or exc.context}") from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow: no mark, but which one
+        raise SpecError(_unacceptable(path, text, exc), f"invalid YAML: unacceptable character "
+                        f"#x{exc.character:04X}: {exc.reason}", "remove it, or write it as an escape in a "
+                        "double-quoted string") from None
     except (yaml.YAMLError, RecursionError) as exc:
         raise SpecError(where, f"invalid YAML: {type(exc).__name__}") from None
     if len(nodes) != 1:
@@ -105,6 +109,17 @@ def load(path: str, data: bytes | None = None) -> Document:
     doc = Document(path, text, None)
     doc.value = _convert(doc, nodes[0], (), set(), 0)
     return doc
+
+
+def _unacceptable(path: str, text: str, exc) -> SourceSpan:
+    """Where the character a ReaderError names stands. The reader stops at its first one, so that
+    is the first occurrence in the text (libyaml's `position` counts UTF-8 bytes, PyYAML's
+    characters: the character itself is the one reliable clue)."""
+    off = text.find(chr(exc.character)) if isinstance(exc.character, int) else -1
+    if off < 0:
+        return SourceSpan(path, 1, 1)
+    line_start = text.rfind("\n", 0, off) + 1
+    return SourceSpan(path, text.count("\n", 0, off) + 1, off - line_start + 1)
 
 
 def _span(doc: Document, node) -> SourceSpan:

@@ -18,7 +18,7 @@ from checker.formula.parser import parse_expr
 from checker.loading import load, load_error
 from checker import source
 from checker.spec.reading import materialize
-from checker.theorems.equation import Equation, Side, check_names, difference
+from checker.theorems.equation import Equation, Side, check_names, difference, divisors_nonzero
 from checker.theorems.relations import placed
 from checker.theorems.run import equation_result
 
@@ -62,7 +62,9 @@ def equation(spec, c, readings: dict) -> Equation:
     variables = tuple((name, tuple(range(lo, hi + 1))) for name, lo, hi in c.variables)
     for side in (left, right):
         check_names({v for v, _ in variables}, side)
-    return Equation(c.id, variables, tuple(range(32)), left, right, c.span)
+    eq = Equation(c.id, variables, tuple(range(32)), left, right, c.span)
+    divisors_nonzero(eq)  # before `difference` or either engine evaluates a side
+    return eq
 
 
 def prove(spec, readings: dict, opts) -> list:

@@ -69,6 +69,14 @@ def check_names(eq_vars: set, side: Side):
         check_type(side.src[field], known, node, "int")
 
 
+def divisors_nonzero(eq: Equation) -> None:
+    """That no divisor of a side's expressions can be zero over the variables' declared ranges: a
+    located error when the file is loaded (validate, and every command that reads it), where the
+    engines would otherwise meet a division by zero mid-proof. The interval bounds that size the
+    bit-vectors find it, as they do for a fragment's formulas."""
+    width(eq)
+
+
 def width(eq: Equation) -> int:
     """A signed bit-vector width no subterm can overflow, from interval bounds."""
     env = {name: (min(vals), max(vals)) for name, vals in eq.variables}

@@ -17,7 +17,7 @@ from checker.formula.parser import parse_expr
 from checker.results import REFUTED
 from checker import source
 from checker.spec.reading import materialize
-from checker.theorems.equation import MAX_POINTS, Equation, Side, check_names
+from checker.theorems.equation import MAX_POINTS, Equation, Side, check_names, divisors_nonzero
 
 SCHEMA_ID = "ptx-fragment-checker/relations/1"
 _NOT_VARIABLES = {"lane", "row", "col"}
@@ -106,6 +106,7 @@ def load_relations(path: str, known: dict | None = None, only=None) -> list:
         eq = Equation(r["id"], tuple(variables), tuple(range(lo, hi + 1)), sides[0], sides[1], span)
         for side in sides:
             check_names({v for v, _ in variables}, side)
+        divisors_nonzero(eq)
         out.append(Relation(r["id"], r["statement"], tuple(r["rests_on"]), r["expect"], eq, span))
     return out
 

@@ -7,7 +7,8 @@ import time
 
 from checker import recording
 from checker.loading import load
-from checker.results import PROVED, REFUTED, Result
+from checker.results import PROVED, REFUTED, SPEC_ERROR, Result
+from checker.spec.checked import unresolved
 
 
 def referee(path, loaded):
@@ -31,23 +32,19 @@ def same_as(spec, path, resolve) -> list:
     out = []
     for sec in spec.sections:
         for same in sec.same_as:
-            t0, problems = time.perf_counter(), []
-            for ref in same.fragments:
-                shape, fid = ref.split("/", 1)
-                other = resolve(shape)
-                frag = other.fragment(fid) if other is not None else None
-                if frag is None and other is not None:  # a parametric fragment (wgmma D) named for all its N
-                    frag = next((f for f in other.fragments() if f.id.startswith(fid + "[")), None)
-                if other is None:
-                    problems.append(f"{ref}: no spec of shape {shape} is loaded or beside {path}")
-                elif frag is None:
-                    problems.append(f"{ref}: {shape} has no fragment {fid!r}")
-                elif frag.operand not in same.operands:
-                    problems.append(f"{ref} is operand {frag.operand}, not {' or '.join(same.operands)}")
+            t0 = time.perf_counter()
             subject = f"{sec.section} {'/'.join(same.operands)}"
-            if problems:
+            wrong = unresolved(same, resolve)
+            if wrong:
+                where, why = wrong[0]
+                out.append(Result(spec.path, None, "same-as", SPEC_ERROR, time.perf_counter() - t0, str(where),
+                                  subject=subject, message="; ".join(w for _, w in wrong)))
+                continue
+            missing = [f"{ref}: no spec of shape {ref.split('/', 1)[0]} is loaded or beside {path}"
+                       for ref in same.fragments if resolve(ref.split("/", 1)[0]) is None]
+            if missing:
                 out.append(Result(spec.path, None, "same-as", REFUTED, time.perf_counter() - t0, str(same.span),
-                                  {"message": "; ".join(problems)}, subject=subject, message="; ".join(problems)))
+                                  {"message": "; ".join(missing)}, subject=subject, message="; ".join(missing)))
             else:
                 out.append(Result(spec.path, None, "same-as", PROVED, time.perf_counter() - t0, str(same.span),
                                   subject=subject, message=f"the fragments the document gives {' and '.join(same.operands)} "

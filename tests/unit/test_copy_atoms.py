@@ -158,6 +158,7 @@ entries:
     ('"tmp0_.x, tmp0_.y, tmp1_.x, tmp1_.y"', '"tmp0_.x, tmp0_.x, tmp1_.x, tmp1_.y"', 20, 13, "moved twice"),
     ('"tmp0_.x, tmp0_.y, tmp1_.x, tmp1_.y"', '"tmp0_.x, tmp0_.q, tmp1_.x, tmp1_.y"', 20, 13, "expected a byte"),
     ('"tmp0_.x, tmp0_.y, tmp1_.x, tmp1_.y"', '"tmp0_.x, tmp0_.y, tmp1_.x"', 20, 13, "expected 4 bytes"),
+    ('"tmp0_.x, tmp0_.y, tmp1_.x, tmp1_.y"', '"tmp0_.x, tmp0_.y, tmp١_.x, tmp1_.y"', 20, 13, "expected a byte"),
     ('"tmp0_.x, tmp0_.y, tmp1_.x, tmp1_.y"', '"tmp0_.x, tmp0_.y, tmp9_.x, tmp1_.y"', 21, 13, "not a permutation"),
     ('          - "tmp0_.z, tmp0_.w, tmp1_.z, tmp1_.w"\n', "", 20, 13, "is never moved"),
     ("      element_bits: 8\n", "      element_bits: 8\n      colour: red\n", 16, 7, "unknown field 'colour'"),

@@ -41,6 +41,7 @@ def test_an_erratum_that_is_not_confirmed_fails_the_command(run, tmp_path):
     r = run("errata", str(tmp_path / "m16n8k64.yaml"))
     assert r.code == 1
     assert "9.7.14.6.2.6 title" not in r.out  # an erratum that does not fail as declared is not listed
+    assert "error: " in r.err  # and what failed is said, located
 
 
 def _narrowed(tmp_path, breaks) -> str:
@@ -81,3 +82,27 @@ def test_an_erratum_narrowed_to_covers_shows_the_injective_pair(run, tmp_path):
     assert cex["replay"] == (f"checker eval {path} --fragment A.b1 --lane 0 --i 96 --as-printed 1 ; "
                              f"checker eval {path} --fragment A.b1 --lane 3 --i 32 --as-printed 1")
 
+
+def test_errata_says_what_failed_located_as_prove_does(run, tmp_path):
+    """It printed only '0 errata: ...' with exit 3 for an empty file (or a FIFO, or binary junk),
+    and exit 1 without a word of what was refuted: the failures go to stderr, as prove gives them."""
+    from conftest import CASES
+
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    junk = tmp_path / "junk.yaml"
+    junk.write_bytes(b"\xff\xfe\x00\x01")
+    os.mkfifo(tmp_path / "fifo.yaml")
+    for path, message in ((empty, "file is empty, expected a spec mapping"),
+                          (junk, "file is binary (it contains NUL bytes), expected YAML text"),
+                          (tmp_path / "fifo.yaml", "not a regular file: it is a FIFO")):
+        r = run("errata", str(path))
+        assert r.code == 3 and f"{path}:1:1: error: {message}" in r.err, r.out + r.err
+    mutant = os.path.join(CASES, "mutants", "injective-mask", "m16n8k256.yaml")
+    r = run("errata", mutant)
+    assert r.code == 1
+    assert f"{mutant}:58:22: error: B.b1 injective refuted: B.b1 is not injective" in r.err, r.err
+    assert "    replay: checker eval " in r.err
+    proved = run("prove", mutant).out.splitlines()
+    assert all(ln in proved for ln in r.err.splitlines())  # word for word prove's lines
+    assert [ln for ln in proved if ": error: " in ln] == [ln for ln in r.err.splitlines() if ": error: " in ln]

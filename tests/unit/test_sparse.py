@@ -144,9 +144,14 @@ def test_same_as_names_must_resolve(tmp_path, run):
     bad.write_text(text.replace("fragments: [m16n8k16/C.float]", "fragments: [m16n8k16/C.nope]"))
     (tmp_path / "m16n8k16.yaml").write_text(open(os.path.join(SPECS, "m16n8k16.yaml"), encoding="utf-8").read())
     r = run("prove", str(bad), "--format", "json")
-    same = [x for x in json.loads(r.out)["results"] if x["property"] == "same-as" and x["verdict"] == "REFUTED"]
-    assert r.code == 1 and len(same) == 1
-    assert "m16n8k16 has no fragment 'C.nope'" in same[0]["message"]
+    # the spec's own list is wrong, not the document: a spec error at the name (exit 3), as validate says
+    same = [x for x in json.loads(r.out)["results"] if x["property"] == "same-as" and x["verdict"] == "SPEC_ERROR"]
+    assert r.code == 3 and len(same) == 1
+    assert "m16n8k16/C.nope: expected a fragment of m16n8k16 (" in same[0]["message"]
+    assert "found none named 'C.nope'" in same[0]["message"]
+    line = next(k for k, ln in enumerate(bad.read_text().splitlines(), 1) if "C.nope" in ln)
+    assert same[0]["location"].startswith(f"{bad}:{line}:")
+    assert run("validate", str(bad)).code == 3
 
 
 @pytest.mark.parametrize("shape,fragment", SPARSE, ids=[f"{s}-{f.id}" for s, f in SPARSE])

@@ -1,0 +1,88 @@
+"""The one gate a spec passes before any command uses it: what `checker validate` checks.
+
+Loading (checker/spec/load.py) checks the structure and the file's own meaning; a formula, an
+element list or an erratum's printed text is only parsed, lowered and bounded when its fragment
+is read. A command that read one fragment (where, eval, export, table) or none (simulate's list,
+probe --compile-only) would otherwise exit 0 on a spec that validate refuses with exit 3.
+`checker prove` is the exception: it reads every fragment itself and reports each failure as
+that fragment's located result (checker/loading.py).
+"""
+from __future__ import annotations
+
+from checker.bounded import shown
+from checker.errors import SpecError
+
+
+def check(spec) -> None:
+    """Every fragment's reading, and each erratum's printed text, read as validate reads them: a
+    located SpecError for the first that fails. (A printed text that does not parse is no error:
+    that is what a `syntax` erratum declares, and the proof checks it.) And each `same_as` name
+    a fragment of its operand in the spec of its shape beside, where that spec loads."""
+    from checker.spec.reading import materialize  # here: loading a spec must not import lark
+
+    for frag in spec.fragments():
+        reading = materialize(frag)
+        for erratum in frag.errata:
+            materialize(frag, erratum, reading.n)
+    if any(sec.same_as for sec in spec.sections):
+        resolve = _beside(spec.path)
+        for sec in spec.sections:
+            for same in sec.same_as:
+                for where, why in unresolved(same, resolve):
+                    raise SpecError(where, why)
+
+
+def unresolved(same, resolve) -> list:
+    """(where, why) of each name in a same_as list that is not a fragment of the operands it is
+    given for, in a spec of its shape that loads (`resolve`: shape -> its Spec, or None, as
+    checker/theorems/same_as.py's referee gives). The list is the spec's own words, not the
+    document's, so each is a located spec error, in validate as in prove. A shape with no spec
+    beside is not among them: a spec copied alone still reads, and prove says what is missing."""
+    out = []
+    for k, ref in enumerate(same.fragments):
+        shape, fid = ref.split("/", 1)
+        other = resolve(shape)
+        if other is None:
+            continue
+        frag = other.fragment(fid)
+        if frag is None:  # a parametric fragment (wgmma D) named for all its N
+            frag = next((f for f in other.fragments() if f.id.startswith(fid + "[")), None)
+        where = same.fragment_spans[k] if k < len(same.fragment_spans) else same.span
+        if frag is None:
+            ids = ", ".join(dict.fromkeys(f.id.split("[")[0] for f in other.fragments()))
+            out.append((where, f"{shown(ref, 60, False)}: expected a fragment of {shape} ({shown(ids, 200, False)}), "
+                               f"found none named {shown(fid, 40)}"))
+        elif frag.operand not in same.operands:
+            out.append((where, f"{shown(ref, 60, False)}: expected a fragment of operand "
+                               f"{' or '.join(same.operands)}, found operand {frag.operand}"))
+    return out
+
+
+def _beside(path: str):
+    """shape -> the spec of that shape beside `path`, or None where there is none or it does not
+    load (its own errors are its own: validating it says them)."""
+    import os
+
+    from checker import recording
+    from checker.spec.load import load_spec
+
+    found: dict = {}
+
+    def resolve(shape):
+        if shape not in found:
+            sibling = os.path.join(os.path.dirname(path), f"{shape}.yaml")
+            try:
+                found[shape] = load_spec(sibling) if recording.isfile(sibling) else None
+            except SpecError:
+                found[shape] = None
+        return found[shape]
+    return resolve
+
+
+def load_checked(path: str, data: bytes | None = None):
+    """The spec of the file at `path`, through the gate."""
+    from checker.spec.load import load_spec
+
+    spec = load_spec(path, data)
+    check(spec)
+    return spec
