@@ -11,7 +11,7 @@ from checker.errors import SpecError
 from checker.families import FAMILIES
 from checker import source
 from checker.spec import layouts, model, yamlload
-from checker.spec.validation import MAX_EXPLAINED, explained, gate, schema, valid, validator  # noqa: F401 - schema: read from here too
+from checker.spec.validation import MAX_EXPLAINED, explained, gate, schema, valid, validator  # noqa: F401 - schema and validator: read from here too (commands/schema.py, probe/dump.py)
 
 SCHEMA_ID = "ptx-fragment-checker/1"
 MAX_DIM = 1024
