@@ -77,3 +77,13 @@ def test_dev_null_and_regular_files_are_written(tmp_path):
 def test_an_unknown_fragment_set_is_not_echoed_whole(run):
     r = run("simulate", os.path.join(SPECS, "m16n8k16.yaml"), "--fragment-set", "x" * 100_000)
     assert r.code == 2 and "has no variant 'xxxx" in r.err and len(r.err) < 2000
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_where_a_report_page_goes_is_refused_and_the_rest_written(run, tmp_path):
+    out = tmp_path / "rep"
+    out.mkdir()
+    os.mkfifo(out / "index.html")
+    r = run("report", os.path.join(SPECS, "m8n8k4.yaml"), "--out", str(out))
+    assert r.code == 2 and "index.html: is a FIFO (named pipe), not a regular file" in r.err, r.err
+    assert (out / "errata.md").is_file()  # written before it, in order
