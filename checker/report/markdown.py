@@ -23,6 +23,17 @@ def text(value: str) -> str:
     return _TAG.sub(r"\\<", value)
 
 
+def code(value: str) -> str:
+    """`value` as a one-line Markdown code span: what is not printable (a line break would end the
+    paragraph, and a line that starts `<script>` is an HTML block) written as repr escapes, and a
+    fence longer than any run of backticks in it, so that none closes it early."""
+    one = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(value))
+    if "`" not in one:
+        return f"`{one}`"
+    fence = "`" * (max(len(run) for run in re.findall(r"`+", one)) + 1)
+    return f"{fence} {one} {fence}"
+
+
 def inline(text_: str) -> str:
     out, last = [], 0
     for m in doc.INLINE.finditer(text_):

@@ -63,3 +63,33 @@ def test_the_report_of_a_hostile_erratum(run, tmp_path):
     for md in ("m16n8k256.md", "errata.md"):
         body = (out / md).read_text()
         assert "\\[click\\](javascript:" in body and "\\<script>alert(1)\\</script>" in body, md
+
+
+def test_a_markdown_code_span_holds_any_text_on_one_line():
+    assert markdown.code("a") == "`a`" and markdown.code("a`b") == "`` a`b ``" and markdown.code("``") == "``` `` ```"
+    assert markdown.code("x\n<script>y") == "`x\\n<script>y`"
+
+
+def test_diff_markdown_of_a_hostile_path(run, tmp_path):
+    """The diff's Markdown is a PR comment: a path with a backtick, a line break and a tag stays
+    in its code span, on its line."""
+    folder = tmp_path / "a`b\n<script>alert(1)"
+    folder.mkdir()
+    spec = folder / "m8n8k4.yaml"
+    spec.write_text(open(os.path.join(SPECS, "m8n8k4.yaml")).read())
+    r = run("diff", os.path.join(SPECS, "m8n8k4.yaml"), str(spec), "--format", "markdown")
+    assert r.code == 0, r.err
+    heading = [line for line in r.out.splitlines() if line.startswith("#### ")]
+    assert heading and all("<script>" not in line or line.startswith("#### ``") for line in r.out.splitlines())
+    assert not any(line.startswith("<script>") for line in r.out.splitlines())
+
+
+def test_the_emitted_readme_quotes_the_command_in_a_span_it_cannot_close(run, tmp_path):
+    folder = tmp_path / "p`q\n<script>"
+    folder.mkdir()
+    spec = folder / "m16n8k16.yaml"
+    spec.write_text(open(os.path.join(SPECS, "m16n8k16.yaml")).read())
+    r = run("probe", str(spec), "--emit-ptx", str(tmp_path / "out"))
+    assert r.code == 0, r.err
+    first = (tmp_path / "out" / "README.md").read_text().split("\n\n")[1]
+    assert first.startswith("Written by `` checker probe ") and "p`q\\n<script>" in first.splitlines()[0]
