@@ -4,17 +4,37 @@ line that names the option, the path and what is wrong; never a traceback, never
 means "refuted").
 
 - `file(path, option)`: a file to write (`prove --output`, `diff --output`, `export --output`):
-  its folder must exist and be a folder, and the path must not be a folder.
+  its folder must exist and be a folder, and the path must not be a folder, nor a FIFO, socket
+  or block device (a character device such as /dev/null is fine).
 - `folder(path, option)`: a folder to write into, made if missing (`report --out`, `probe --out`,
   `--dump-smt`): it must be a folder where it exists, and its nearest existing parent a folder
   that can be written where it does not.
-- `write_text(path, text, option)`: write the file, the same errors reported the same way.
+- `write_text(path, text, option)`: write the file, the same errors reported the same way; it is
+  opened non-blocking and checked again, so a FIFO put there since is refused, not waited on.
 """
 from __future__ import annotations
 
 import os
+import stat
 
 from checker.errors import UsageError
+
+def _nonblocking(path, flags):
+    """open()'s opener: non-blocking, so that a FIFO put there since the check fails at once (no
+    reader: ENXIO) instead of waiting, and is refused as the check refuses it."""
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0), 0o666)
+
+
+# an existing output that is not a regular file: a FIFO would hold the command until something
+# reads it (forever, in CI), a block device would be overwritten, a socket cannot be opened. A
+# character device (/dev/null, a terminal) takes the text without either, so it stays allowed.
+def _not_writable_kind(mode: int) -> str | None:
+    """What an existing output is, where it is neither a regular file nor a character device."""
+    if stat.S_ISREG(mode) or stat.S_ISCHR(mode):
+        return None
+    from checker.bounded import _kind
+
+    return _kind(mode)
 
 
 def _fail(option: str, path: str, what: str):
@@ -37,6 +57,9 @@ def file(path: str, option: str) -> str:
     if not os.path.isdir(parent):
         _fail(option, path, f"{os.path.dirname(path) or parent} is not a folder")
     if os.path.exists(path):
+        kind = _not_writable_kind(os.stat(path).st_mode)
+        if kind:
+            _fail(option, path, f"is {kind}, not a regular file")
         if not os.access(path, os.W_OK):
             _fail(option, path, "cannot be written (permission denied)")
     elif not os.access(parent, os.W_OK | os.X_OK):
@@ -73,10 +96,19 @@ def write_text(path: str, text: str, option: str) -> None:
 def write_bytes(path: str, data: bytes, option: str) -> None:
     """Write `data` to the file `path`; what the system refuses is a UsageError."""
     try:
-        with open(path, "wb") as fh:
+        with open(path, "wb", opener=_nonblocking) as fh:
+            kind = _not_writable_kind(os.fstat(fh.fileno()).st_mode)
+            if kind:
+                _fail(option, path, f"is {kind}, not a regular file")
+            if hasattr(os, "set_blocking"):  # a terminal: the write goes through whole, not EAGAIN
+                os.set_blocking(fh.fileno(), True)
             fh.write(data)
     except OSError as exc:
-        _fail(option, path, f"cannot be written ({_why(exc)})")
+        try:  # a FIFO with no reader answers ENXIO: say what it is
+            kind = _not_writable_kind(os.stat(path).st_mode)
+        except OSError:
+            kind = None
+        _fail(option, path, f"is {kind}, not a regular file" if kind else f"cannot be written ({_why(exc)})")
 
 
 def make_folder(path: str, option: str) -> None:

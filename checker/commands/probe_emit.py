@@ -11,7 +11,7 @@ from checker.errors import UsageError
 
 README = """# Probe kernels, to run by hand
 
-Written by `{command}`. One kernel per `mma` variant; each only moves raw register images: every
+Written by {command}. One kernel per `mma` variant; each only moves raw register images: every
 thread loads its A, B and C registers from global memory, runs the one `mma`, and stores D. All
 layout knowledge stays in the specs, which made the inputs and predict the output.
 
@@ -90,7 +90,10 @@ def emit(args, out, mma_paths: list | None = None, moving: dict | None = None, w
                        + (["--arch", args.arch] if args.arch else []) + (["--seed", str(args.seed)] if args.seed else []))
     if manifest:
         outputs.write_text(os.path.join(where, "manifest.json"), json.dumps(manifest, indent=1) + "\n", "--emit-ptx")
-        outputs.write_text(os.path.join(where, "README.md"), README.format(command=command, ptx=PTX_VERSION),
+        from checker.report.markdown import code
+
+        # the paths are the user's: a code span they cannot close, on one line
+        outputs.write_text(os.path.join(where, "README.md"), README.format(command=code(command), ptx=PTX_VERSION),
                            "--emit-ptx")
     if args.format == "json":
         json.dump({"folder": where, "kernels": [m["kernel"] for m in manifest + moved + wg], "skipped": skipped}, out,

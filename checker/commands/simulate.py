@@ -38,7 +38,9 @@ def run(args, out, err) -> int:
         return 0
     v, all_ = find(spec, args.fragment_set)
     if v is None:
-        raise UsageError(f"{spec.shape} has no variant {args.fragment_set!r}; it has "
+        from checker.bounded import shown
+
+        raise UsageError(f"{spec.shape} has no variant {shown(args.fragment_set)}; it has "
                          + ", ".join(x.id for x in all_))
     if not 0 <= args.seed < 1 << 63:
         raise UsageError("--seed takes 0..2**63-1")

@@ -10,37 +10,42 @@ warpgroup export that asked for `laneid` would get %laneid passed to it, and giv
 warp 0's cells."""
 from __future__ import annotations
 
-import re
-
-from checker.export import derive
+from checker.export import derive, safe
 from checker.formula import ast
 
-_C_RESERVED = {"laneid", "tid", "i", "row", "col", "lane", "element", "computation", "floor_div", "floor_mod", "and", "or", "not",
-               "int", "return", "if", "auto", "const", "constexpr", "inline", "static", "namespace", "def", "in",
-               "is", "lambda", "None", "True", "False"}
-
-
-def _name(name: str) -> str:
+def _name(name: str, names) -> str:
     if name in ("%laneid", "%tid"):  # the thread index (the parameter) and a warpgroup's %laneid = tid % 32:
-        return name[1:]  # reserved below, so no name of the spec's own can be either of them
-    if name in _C_RESERVED or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-        raise derive.ExportError(f"the formula's name {name!r} cannot be a variable in the exported code")
-    return name
+        return name[1:]  # safe.OWN, so no name of the spec's own is renamed to either of them
+    return names(name)
 
 
-def expr(node, lang: str) -> str:
+def namer(layout, lang: str) -> safe.Names:
+    """The exported names of every name the layout's formulas use or define."""
+    found = {name for name, _ in layout.definitions}
+    exprs = [e for _, e in layout.definitions]
+    for f in layout.formulas():
+        found.add(f.target)
+        found.update(name for name, _ in f.locals)
+        exprs += [e for _, e in f.locals] + [x for p in f.pieces for x in (p.guard, p.value)]
+    for e in exprs:
+        found |= ast.names(e)
+    found -= {"%laneid", "%tid", "i", "row", "col"}  # the arguments, and the two formulas' own targets
+    return safe.Names(found, lang, [f"{f.target}_of" for f in layout.bound])
+
+
+def expr(node, lang: str, names) -> str:
     py = lang == "python"
     if isinstance(node, ast.Num):
         return str(node.value)
     if isinstance(node, ast.Lane):
-        return _name(node.name)
+        return _name(node.name, names)
     if isinstance(node, ast.Var):
-        return "i" if node.name == "i" else _name(node.name)
+        return "i" if node.name == "i" else _name(node.name, names)
     if isinstance(node, ast.Unary):
-        inner = expr(node.arg, lang)
+        inner = expr(node.arg, lang, names)
         return f"(-{inner})" if node.op == "-" else (f"(not {inner})" if py else f"(!{inner})")
     if isinstance(node, ast.Bin):
-        a, b = expr(node.left, lang), expr(node.right, lang)
+        a, b = expr(node.left, lang, names), expr(node.right, lang, names)
         if node.op == "/":
             return f"({a} // {b})" if py else f"floor_div({a}, {b})"
         if node.op == "%":
@@ -48,43 +53,43 @@ def expr(node, lang: str) -> str:
         op = {"&&": "and", "||": "or"}.get(node.op, node.op) if py else node.op
         return f"({a} {op} {b})"
     if isinstance(node, ast.Chain):
-        parts, left = [], expr(node.operands[0], lang)
+        parts, left = [], expr(node.operands[0], lang, names)
         for op, rhs in zip(node.ops, node.operands[1:]):
             if isinstance(rhs, ast.SetLit):
                 members = [f"({left} == {v})" for v in rhs.values] or ["False" if py else "false"]
                 parts.append("(" + (" or " if py else " || ").join(members) + ")")
                 continue
-            right = expr(rhs, lang)
+            right = expr(rhs, lang, names)
             parts.append(f"({left} {'==' if op == '=' else op} {right})")
             left = right
         return parts[0] if len(parts) == 1 else "(" + (" and " if py else " && ").join(parts) + ")"
     raise TypeError(type(node).__name__)  # pragma: no cover
 
 
-def _body(layout, formula, lang: str, indent: str, param: str) -> list:
+def _body(layout, formula, lang: str, indent: str, param: str, names) -> list:
     py = lang == "python"
     lines = []
     # a sparse layout's Where formulas (firstcol, lastcol) are functions of their own, bound to
     # their names before any formula that may use them
     before = layout.bound[:layout.bound.index(formula)] if formula in layout.bound else layout.bound
-    values = [(name, expr(e, lang)) for name, e in layout.definitions]
-    values += [(f.target, f"{f.target}_of({param}, i)") for f in before]
-    values += [(name, expr(e, lang)) for name, e in formula.locals]
+    values = [(name, expr(e, lang, names)) for name, e in layout.definitions]
+    values += [(f.target, f"{names.functions[f.target + '_of']}({param}, i)") for f in before]
+    values += [(name, expr(e, lang, names)) for name, e in formula.locals]
     for name, value in values:
-        lines.append(f"{indent}{_name(name)} = {value}" if py
-                     else f"{indent}[[maybe_unused]] const int {_name(name)} = {value};")
+        lines.append(f"{indent}{_name(name, names)} = {value}" if py
+                     else f"{indent}[[maybe_unused]] const int {_name(name, names)} = {value};")
     for p in formula.pieces:
-        g, v = expr(p.guard, lang), expr(p.value, lang)
+        g, v = expr(p.guard, lang, names), expr(p.value, lang, names)
         lines.append(f"{indent}if {g}:\n{indent}    return {v}" if py else f"{indent}if ({g}) return {v};")
     lines.append(f"{indent}return -1  # no piece applies: outside the fragment" if py
                  else f"{indent}return -1;  // no piece applies: outside the fragment")
     return lines
 
 
-def _functions(layout) -> list:
+def _functions(layout, names) -> list:
     """(name, formula) of every exported forward function: a sparse A's range ends first, then
     row and col (its col is the column in the compressed A)."""
-    ends = [(f"{f.target}_of", f) for f in layout.bound]
+    ends = [(names.functions[f"{f.target}_of"], f) for f in layout.bound]
     return ends + [("row", layout.row), ("col", layout.col)]
 
 
@@ -95,7 +100,7 @@ def _xor_terms(bases: tuple, var: str, pick: int) -> str:
 
 def _param(m: derive.Map) -> str:
     """The thread argument's name: the spec's name for the whole thread index, without its %."""
-    return _name(next(n for n, d, mod in m.fragment.threads.names if d == 1 and mod is None))
+    return next(n for n, d, mod in m.fragment.threads.names if d == 1 and mod is None)[1:]
 
 
 def _wide(m: derive.Map) -> bool:
@@ -109,12 +114,12 @@ def _who(m: derive.Map) -> str:
             else "lane `laneid`")
 
 
-def _warpgroup_note(m: derive.Map, comment: str) -> list:
+def _warpgroup_note(m: derive.Map, comment: str, names) -> list:
     """Why `tid` is not %laneid, and how a kernel computes it (9.7.15.1: a warpgroup is four
     contiguous warps whose first warp's rank is a multiple of 4)."""
     if not _wide(m):
         return []
-    return [f"{comment} tid, the thread argument of {', '.join(t for t, _ in _functions(m.reading.layout))} and what "
+    return [f"{comment} tid, the thread argument of {', '.join(t for t, _ in _functions(m.reading.layout, names))} and what "
             "lane(row, col) returns, is the thread's index in the warpgroup,",
             f"{comment} 0..127 (the figures' T0..T127): (%tid.x + %tid.y * %ntid.x + %tid.z * %ntid.x * %ntid.y) % 128, "
             "threadIdx.x % 128 in a 1-D block.",
@@ -138,24 +143,25 @@ def header(m: derive.Map, checks: list, command: str, comment: str) -> list:
         what = (f"the compressed {f.operand} ({f.rows} x {f.cols}: the non-zero elements of a {f.rows} x {sp.k} "
                 f"{f.operand} at {sp.nonzero}:{sp.chunk}); firstcol_of/lastcol_of give the range of {f.operand}'s "
                 f"columns an element lies in, the metadata says where")
-    out = [f"{comment} {f.id} of {m.reading.fragment.span.file}: {what}, "
-           f"types {', '.join('.' + t for t in f.types)}{scope}",
-           f"{comment} generated by `{command}`; the source text is the document's, errata applied",
-           f"{comment} checked against the spec:"]
-    out += [f"{comment}   {c}" for c in checks]
-    return out
+    out = [f"{f.id} of {m.reading.fragment.span.file}: {what}, types {', '.join('.' + t for t in f.types)}{scope}",
+           f"generated by `{command}`; the source text is the document's, errata applied",
+           "checked against the spec:"]
+    out += [f"  {c}" for c in checks]
+    # the path and the command line are the user's text, the checks quote the path: one line each
+    return [safe.comment(comment, line) for line in out]
 
 
 def python(m: derive.Map, inv, checks: list, command: str) -> str:
     f, layout = m.fragment, m.reading.layout
     whose = "each warpgroup thread's element" if _wide(m) else "each lane's element"
-    lines = ['"""' + f"{f.id}: which cell of {f.operand} {whose} holds, and back." + '"""']
-    lines += header(m, checks, command, "#") + _warpgroup_note(m, "#")
+    lines = [safe.docstring(f"{f.id}: which cell of {f.operand} {whose} holds, and back.")]
+    names = namer(layout, "python")
+    lines += header(m, checks, command, "#") + _warpgroup_note(m, "#", names)
     lines += ["", f"ROWS, COLS, ELEMENTS = {f.rows}, {f.cols}, {m.n}", ""]
-    for target, formula in _functions(layout):
+    for target, formula in _functions(layout, names):
         lines += ["", f"def {target}({_param(m)}, i):",
-                  f'    """The {formula.target} of element {f.letter}i of {_who(m)}."""']
-        lines += _body(layout, formula, "python", "    ", _param(m))
+                  "    " + safe.docstring(f"The {formula.target} of element {f.letter}i of {_who(m)}.")]
+        lines += _body(layout, formula, "python", "    ", _param(m), names)
         lines.append("")
     lines += _python_inverse(m, inv)
     return "\n".join(lines).rstrip() + "\n"
@@ -205,9 +211,11 @@ def _python_inverse(m, inv) -> list:
 
 def cpp(m: derive.Map, inv, checks: list, command: str) -> str:
     f, layout = m.fragment, m.reading.layout
-    spec = re.sub(r"\W", "_", f.span.file.rsplit("/", 1)[-1].rsplit(".", 1)[0])
-    ns = re.sub(r"\W", "_", f.id) + (f"_computation{m.computation}" if m.computation else "")
-    lines = header(m, checks, command, "//") + _warpgroup_note(m, "//")
+    # namespaces named after the file and the fragment: ASCII, and never a keyword or a macro
+    spec = safe.identifier(f.span.file.rsplit("/", 1)[-1].rsplit(".", 1)[0], "cpp")
+    ns = safe.identifier(f.id + (f"_computation{m.computation}" if m.computation else ""), "cpp")
+    names = namer(layout, "cpp")
+    lines = header(m, checks, command, "//") + _warpgroup_note(m, "//", names)
     lines += ["#pragma once", "", "#if defined(__CUDACC__)", "#define PTX_FRAGMENT_HD __host__ __device__ __forceinline__",
               "#else", "#define PTX_FRAGMENT_HD inline", "#endif", "",
               f"namespace ptx_fragments {{ namespace {spec} {{ namespace {ns} {{", "",
@@ -221,10 +229,10 @@ def cpp(m: derive.Map, inv, checks: list, command: str) -> str:
               "  const int r = a % b;",
               "  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;",
               "}", ""]
-    for target, formula in _functions(layout):
-        lines += [f"// the {formula.target} of element {f.letter}i of {_who(m)}",
+    for target, formula in _functions(layout, names):
+        lines += [safe.comment("//", f"the {formula.target} of element {f.letter}i of {_who(m)}"),
                   f"PTX_FRAGMENT_HD int {target}([[maybe_unused]] int {_param(m)}, [[maybe_unused]] int i) {{"]
-        lines += _body(layout, formula, "cpp", "  ", _param(m))
+        lines += _body(layout, formula, "cpp", "  ", _param(m), names)
         lines += ["}", ""]
     where = f" in MMA computation {m.computation}" if m.computation else ""
     if inv is not None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from checker.diff.entries import summary
+from checker.report.markdown import code, inline
 
 _MAX_VERDICTS = 40
 
@@ -64,7 +65,8 @@ def as_text(diffs: list) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    # what the specs and their paths say is text: no raw HTML, no javascript: link (a PR comment)
+    return inline(text).replace("|", "\\|").replace("\n", " ")
 
 
 def as_markdown(diffs: list) -> str:
@@ -74,13 +76,13 @@ def as_markdown(diffs: list) -> str:
     if not diffs:
         lines.append("No spec file changed.")
     for d in diffs:
-        lines.append(f"#### `{d.path}` — {_status(d)}")
+        lines.append(f"#### {code(d.path)} — {_cell(_status(d))}")
         lines.append("")
-        lines.extend(f"- {':x: ' if bad else ''}{_cell(text)}" for bad, text in _facts(d, lambda x: f"`{x}`"))
+        lines.extend(f"- {':x: ' if bad else ''}{_cell(text)}" for bad, text in _facts(d, code))
         if d.fragments:
             lines += ["", "| fragment | what moves |", "| --- | --- |"]
             for f in d.fragments:
-                lines.append(f"| `{f.fragment}` | {_cell(summary(f).split(': ', 1)[1])} |")
+                lines.append(f"| {code(f.fragment)} | {_cell(summary(f).split(': ', 1)[1])} |")
         if d.verdicts:
             lines += ["", "| what | before | after |", "| --- | --- | --- |"]
             for w, o, n in d.verdicts[:_MAX_VERDICTS]:
@@ -92,7 +94,7 @@ def as_markdown(diffs: list) -> str:
             if broke:
                 lines.append("")
             for w, (at, why, replay) in broke:
-                lines.append(f"- :x: **{_cell(w)}** at `{at}`: {_cell(why)}"
-                             + (f" — replay: `{replay}`" if replay else ""))
+                lines.append(f"- :x: **{_cell(w)}** at {code(at)}: {_cell(why)}"
+                             + (f" — replay: {code(replay)}" if replay else ""))
         lines.append("")
     return "\n".join(lines) + "\n"

@@ -57,6 +57,22 @@ class Page:
 INLINE = re.compile(r"`([^`]*)`|\[([^\]]+)\]\(([^)\s]+)\)|\*\*([^*]+)\*\*|\*([^*\s][^*]*)\*")
 
 
+# a scheme as a browser reads one: an ASCII letter, then letters, digits, + - ., then ':'
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+SAFE_SCHEMES = ("http", "https", "mailto")
+
+
+def safe_target(target: str) -> bool:
+    """Whether a link target from the text may become a link: another report page (`@page#x`), a
+    relative path or `#anchor`, or an http(s) or mailto address. Spec text writes links too, and
+    a `javascript:` (or `data:`, `vbscript:`) one would run in the reader's browser; a control
+    character could hide a scheme (browsers drop leading ones), so a target with one is refused."""
+    if not target.isprintable():
+        return False
+    m = _SCHEME.match(target)
+    return m is None or m.group(1).lower() in SAFE_SCHEMES
+
+
 def anchor(text: str) -> str:
     """GitHub's rule for heading anchors, which the HTML page follows too, so links agree."""
     s = re.sub(r"[^\w\- ]", "", text.strip().lower())

@@ -5,6 +5,7 @@ print it, and whether it is a contradiction or a judgment. It renders results it
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 
 from checker.results import PROVED
@@ -105,8 +106,12 @@ def _counts(entries) -> dict:
 
 
 def _code(text: str) -> str:
-    """A Markdown code span that holds backticks too."""
-    return f"`` {text} ``" if "`" in text else f"`{text}`"
+    """A Markdown code span that holds backticks too: its fence is longer than any run of them in
+    the text, so that none closes it early and lets the rest be read as Markdown (or raw HTML)."""
+    if "`" not in text:
+        return f"`{text}`"
+    fence = "`" * (max(len(run) for run in re.findall(r"`+", text)) + 1)
+    return f"{fence} {text} {fence}"
 
 
 def _tally(entries) -> str:
@@ -140,6 +145,14 @@ def render_text(entries: list) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _md(value) -> str:
+    """Text from a spec in errata.md, read as the report's pages read it: what would open raw HTML
+    is written as text, and a link whose target is not safe (javascript:) is no link."""
+    from checker.report.markdown import inline
+
+    return inline(str(value))
+
+
 def render_markdown(entries: list) -> str:
     out = ["# Errata of the PTX ISA's matrix fragment sections", "",
            "Each item below is printed in the PTX ISA (warp-level matrix instructions, 9.7.14) and was found",
@@ -158,22 +171,22 @@ def render_markdown(entries: list) -> str:
             continue
         out += [f"## {title}", ""]
         for n, e in enumerate(mine, 1):
-            out += [f"### {n}. {e.shape} {e.where}: {e.subject}, {e.field}", "",
+            out += [f"### {n}. {_md(e.shape)} {_md(e.where)}: {_md(e.subject)}, {_md(e.field)}", "",
                     f"- **Printed**: {_printed(e)}",
                     f"- **Reading**: {_code(e.reading)}",
-                    f"- **Why**: {e.why}"]
+                    f"- **Why**: {_md(e.why)}"]
             if e.versions:
                 out.append(f"- **Printed in**: PTX ISA {', '.join(e.versions)}")
             out.append(f"- **In the spec**: `{e.at}`")
             for b in e.breaks:
-                out.append(f"- **Breaks {b['property']}**: {b['message']}")
+                out.append(f"- **Breaks {_md(b['property'])}**: {_md(b['message'])}")
                 cex = b["counterexample"] or {}
                 for p in cex.get("pieces", []):
-                    out.append(f"  - {p['point']}: {p['formula']} piece {p['piece']} gives {p['value']}")
+                    out.append(f"  - {_md(p['point'])}: {_md(p['formula'])} piece {p['piece']} gives {_md(p['value'])}")
                 if cex.get("replay"):
                     out.append(f"  - replay: `{cex['replay']}`")
             enc = _encoding_lines(e)
             if enc:
-                out.append(f"- **Independent encodings**: {'; '.join(enc)}")
+                out.append(f"- **Independent encodings**: {_md('; '.join(enc))}")
             out.append("")
     return "\n".join(out)

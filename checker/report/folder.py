@@ -43,8 +43,9 @@ def write(out: str, outputs: dict) -> list:
     for rel, text in sorted(outputs.items()):
         path = os.path.join(out, rel)
         if _read(path) != text:
-            with open(path, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
+            from checker.outputs import write_text  # (`outputs` is the argument)
+
+            write_text(path, text, "--out")  # refuses a FIFO or a device left in the folder
             written.append(rel)
     for rel in sorted(_owned_on_disk(out) - set(outputs)):
         os.remove(os.path.join(out, rel))

@@ -37,8 +37,10 @@ def inline(text: str, here: str = INDEX) -> str:
             out.append(f"<strong>{inline(m.group(4), here)}</strong>")
         elif m.group(5) is not None:
             out.append(f"<em>{inline(m.group(5), here)}</em>")
-        else:
+        elif doc.safe_target(m.group(3)):
             out.append(f'<a href="{_target(m.group(3), here)}">{inline(m.group(2), here)}</a>')
+        else:  # a javascript: link, say: the text as written, not a link
+            out.append(escape(m.group(0)))
         last = m.end()
     out.append(escape(text[last:]))
     return "".join(out)

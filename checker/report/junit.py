@@ -3,9 +3,29 @@ per (fragment or theorem, property); a refuted or unknown result is a <failure>,
 cannot be loaded an <error>, a confirmed erratum or declared refutation passes with its note."""
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 from checker.results import PROVED, SPEC_ERROR
+
+# what XML 1.0 cannot hold at all, escaped or not (controls but tab, newline and carriage return;
+# lone surrogates, as a path that is not UTF-8 decodes to; U+FFFE, U+FFFF): ElementTree writes them
+# as they are, and the file no longer parses
+_ILLEGAL = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _legal(value: str | None) -> str | None:
+    """`value` with each character XML cannot hold written as Python's repr escape (\\x01)."""
+    return None if value is None else _ILLEGAL.sub(lambda m: repr(m.group(0))[1:-1], value)
+
+
+def _clean(root) -> None:
+    """Every text, tail and attribute of the tree made legal: a spec's path, a fragment's id and a
+    message all come from the input."""
+    for el in root.iter():
+        el.text, el.tail = _legal(el.text), _legal(el.tail)
+        for k, v in el.attrib.items():
+            el.attrib[k] = _legal(v)
 
 
 def render(results: list, seconds: float) -> str:
@@ -35,5 +55,6 @@ def render(results: list, seconds: float) -> str:
             elif r.verdict != PROVED:
                 ET.SubElement(case, "system-out").text = (f"{'erratum confirmed' if r.erratum else 'refuted as declared'}: "
                                                          f"{r.location}: {r.message}")
+    _clean(root)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
