@@ -36,7 +36,8 @@ def shown(value, limit: int = SHOWN, quote: bool = True) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a path that is not a regular file is, in words: for the errors that refuse it."""
     for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                        (stat.S_ISSOCK, "a socket")):
@@ -57,7 +58,7 @@ def _read(path: str, limit: int, follow: bool = True) -> bytes:
     except OSError as exc:
         raise Refused(f"cannot read file: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):
-        raise Refused(f"not a regular file: it is {_kind(st.st_mode)}")
+        raise Refused(f"not a regular file: it is {file_kind(st.st_mode)}")
     if st.st_size > limit:
         raise Refused(f"file is larger than {limit} bytes")
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -70,7 +71,7 @@ def _read(path: str, limit: int, follow: bool = True) -> bytes:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):  # swapped for something else since the stat above
-            raise Refused(f"not a regular file: it is {_kind(mode)}")
+            raise Refused(f"not a regular file: it is {file_kind(mode)}")
         chunks, got = [], 0
         while got <= limit:
             block = os.read(fd, min(_BLOCK, limit + 1 - got))

@@ -32,9 +32,9 @@ def _not_writable_kind(mode: int) -> str | None:
     """What an existing output is, where it is neither a regular file nor a character device."""
     if stat.S_ISREG(mode) or stat.S_ISCHR(mode):
         return None
-    from checker.bounded import _kind
+    from checker.bounded import file_kind
 
-    return _kind(mode)
+    return file_kind(mode)
 
 
 def _fail(option: str, path: str, what: str):

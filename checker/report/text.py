@@ -19,7 +19,7 @@ def failure(r) -> list:
     """A result that failed, as `prove` prints it: located, then what to look at and the replay
     (`mutate` prints the failures of a spec it will not measure the same way)."""
     if r.subject is not None:  # a theorem
-        lines = [f"{r.location}: error: {r.property} {r.subject} {r.verdict.lower()}: {r.message}"]
+        lines = [f"{r.location}: error: {r.property} {r.subject} {r.verdict.lower().replace('_', ' ')}: {r.message}"]
         cex = r.counterexample or {}
         if cex.get("relation_at") and cex["relation_at"] != r.location:
             lines.append(f"{cex['relation_at']}: note: {r.property} {r.subject} is declared here")
