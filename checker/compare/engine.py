@@ -127,10 +127,10 @@ def compare(target: Target, n: int, cand, letter: str) -> tuple:
     engines disagree."""
     from checker.smt import compare as smt_compare
 
-    # the union's bounding box, each side capped where a thread or element index stops fitting z3's
-    # 32-bit terms: the smallest point a candidate holds beyond the spec's lies below the cap
-    # ((0, n), (threads, 0), or a table's entry, whose indices are below MAX_COORD)
-    # a table beyond the spec's domain: z3 is given only the entries that can be its answer
+    # z3 searches the union's bounding box, each side capped where an index stops fitting its terms:
+    # the smallest point a candidate holds beyond the spec's lies below the cap ((0, n), (threads,
+    # 0), or a table's entry, whose indices are below MAX_COORD). A table is given only the entries
+    # that can be that answer (Table.within); every other candidate's form is already small.
     sought = cand.within(len(target.lanes), n) if hasattr(cand, "within") else cand
     box = (min(max(len(target.lanes), sought.threads), MAX_BOX), min(max(n, sought.elements), MAX_BOX))
     first, count, points = _enumerate(target, n, cand)

@@ -25,7 +25,7 @@ def check(spec) -> None:
         for erratum in frag.errata:
             materialize(frag, erratum, reading.n)
     if any(sec.same_as for sec in spec.sections):
-        resolve = _beside(spec.path)
+        resolve = beside(spec.path)
         for sec in spec.sections:
             for same in sec.same_as:
                 for where, why in unresolved(same, resolve):
@@ -58,25 +58,31 @@ def unresolved(same, resolve) -> list:
     return out
 
 
-def _beside(path: str):
-    """shape -> the spec of that shape beside `path`, or None where there is none or it does not
-    load (its own errors are its own: validating it says them)."""
+def beside(path: str, load_one=None):
+    """shape -> the spec of that shape in the file beside `path`, read once; None where there is
+    none or it does not load (its own errors are its own: validating it says them). `load_one`:
+    how a file is read (prove's goes through its per-process cache, checker/loading.py)."""
     import os
 
     from checker import recording
-    from checker.spec.load import load_spec
 
     found: dict = {}
 
     def resolve(shape):
         if shape not in found:
             sibling = os.path.join(os.path.dirname(path), f"{shape}.yaml")
-            try:
-                found[shape] = load_spec(sibling) if recording.isfile(sibling) else None
-            except SpecError:
-                found[shape] = None
+            found[shape] = (load_one or _load_or_none)(sibling) if recording.isfile(sibling) else None
         return found[shape]
     return resolve
+
+
+def _load_or_none(path: str):
+    from checker.spec.load import load_spec
+
+    try:
+        return load_spec(path)
+    except SpecError:
+        return None
 
 
 def load_checked(path: str, data: bytes | None = None):

@@ -2,27 +2,20 @@
 exist, as a fragment of that operand, in the spec of its shape."""
 from __future__ import annotations
 
-import os
 import time
 
-from checker import recording
 from checker.loading import load
 from checker.results import PROVED, REFUTED, SPEC_ERROR, Result
-from checker.spec.checked import unresolved
+from checker.spec.checked import beside, unresolved
 
 
 def referee(path, loaded):
     """shape -> the spec of that shape: loaded, or the file beside `path` (read once), or None."""
-    siblings: dict = {}
+    siblings = beside(path, lambda sibling: load(sibling)[0])
 
     def resolve(shape):
         other = next((s for s, _ in loaded.values() if s is not None and s.shape == shape), None)
-        if other is None:
-            sibling = os.path.join(os.path.dirname(path), f"{shape}.yaml")
-            if sibling not in siblings:
-                siblings[sibling] = load(sibling)[0] if recording.isfile(sibling) else None
-            other = siblings[sibling]
-        return other
+        return other if other is not None else siblings(shape)
     return resolve
 
 
