@@ -116,6 +116,8 @@ def outside(eq: Equation) -> dict | None:
     both engines are asked only once every point is inside."""
     pts, names, env = _environment(eq)
     reach = [(side, *_reach(eq, side, env, len(pts))) for side in (eq.left, eq.right)]
+    if all(_inside(*r) for r in reach):
+        return None  # the common case, settled by min and max rather than a loop over the points
     for k, p in enumerate(pts):
         for side, lanes, elems in reach:
             n, count = side.reading.n, side.reading.fragment.threads.count
@@ -125,6 +127,12 @@ def outside(eq: Equation) -> dict | None:
             return {"point": dict(zip(names, p)), "side": side.name, "what": what, "value": value,
                     "range": f"0..{bound - 1}", "at": str(side.src[what].span(0)) if what in side.src else None}
     return None
+
+
+def _inside(side: Side, lanes: list, elems: list) -> bool:
+    """Whether every lane and element a side reads is its fragment's."""
+    n, count = side.reading.n, side.reading.fragment.threads.count
+    return not lanes or (0 <= min(lanes) and max(lanes) < count and 0 <= min(elems) and max(elems) < n)
 
 
 def describe_outside(eq: Equation, w: dict) -> str:
@@ -143,7 +151,7 @@ def _side_values(eq: Equation, side: Side, env: dict, size: int):
     """(lanes', elements', rows, cols) of a side at every point, checking it stays in its domain."""
     lanes, elems = _reach(eq, side, env, size)
     n, count = side.reading.n, side.reading.fragment.threads.count
-    for k in range(size):
+    for k in range(0 if _inside(side, lanes, elems) else size):
         if not 0 <= lanes[k] < count or not 0 <= elems[k] < n:
             # equation_result asks `outside` first: here only for a caller that did not
             names = ["lane"] + [v for v, _ in eq.variables]
