@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from checker.compare.engine import Comparison, Difference  # noqa: F401  (the documented result types)
 
+__all__ = ["Comparison", "Difference", "compare_layout", "equal_with"]
+
 
 def compare_layout(fragment, candidate, computation="all", spec_name: str | None = None) -> Comparison:
     """`fragment`: a checker.spec.model.Fragment. `candidate`: a candidate of
@@ -24,10 +26,11 @@ def compare_layout(fragment, candidate, computation="all", spec_name: str | None
     fragment held by several MMA computations (m8n8k4 .f16), which one ("all": each; None: the
     thread index is the lane)."""
     import checker.compare.engine as engine
+    from checker.compare.candidates import Candidate
     from checker.spec.reading import materialize
 
     reading = materialize(fragment)
-    if callable(candidate) and not hasattr(candidate, "form"):
+    if callable(candidate) and not isinstance(candidate, Candidate):
         from checker.compare.inputs import from_function
 
         threads = len(engine.targets(fragment, reading, computation)[0].lanes)

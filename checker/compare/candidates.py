@@ -23,6 +23,26 @@ MAX_COORD = 1 << 16
 MAX_SEARCHED = 1 << 16
 
 
+class Candidate:
+    """What the engine (checker.compare.engine) asks of every kind of candidate. Each kind defines
+    `kind` (its name in z3's query names), `threads` and `elements` (its domain), `describe()`,
+    `holds(t, i)`, `cells(points)` (None where it holds nothing), `detail(t, i)` (how it got a
+    cell), `outside(spec_threads, n)` and `form()` (plain data for checker.smt.compare). The two
+    below have defaults that a kind overrides where it has more to say."""
+
+    def within(self, spec_threads: int, n: int) -> "Candidate":
+        """The candidate z3 is given for a spec of spec_threads x n points: one whose bounding box
+        and form are no larger than needed to find the smallest difference. By default the
+        candidate itself, whose form is small whatever its domain (a layout's strides, bases,
+        formulas); a table narrows itself to the entries that can be that difference."""
+        return self
+
+    def missing(self, t: int, i: int) -> str:
+        """Why the candidate holds nothing at (t, i) of its domain, for the counterexample's
+        sentence; by default nothing to add (a point outside the domain says it by itself)."""
+        return ""
+
+
 def rectangle_outside(threads: int, elements: int, spec_threads: int, n: int) -> tuple:
     """A candidate holding every point of its threads x elements: (how many of them lie outside the
     spec's spec_threads x n, the smallest of those in (t, i) order or None)."""
@@ -44,7 +64,7 @@ def searched_outside(holds, threads: int, elements: int, spec_threads: int, n: i
 
 
 @dataclass(frozen=True)
-class Cute:
+class Cute(Candidate):
     """A CuTe TV layout: (thread, value) -> an index into a column-major tile (rows x cols). CuTe's
     B is N x K: `transposed` reads the tile's (row, col) as the matrix's (col, row)."""
 
@@ -111,7 +131,7 @@ class Cute:
 
 
 @dataclass(frozen=True)
-class Bases:
+class Bases(Candidate):
     """A linear layout over GF(2) (Triton): the cell is the XOR of one basis per set bit of the
     register index i and of the thread index (lane bits, then warp bits)."""
 
@@ -158,7 +178,7 @@ class Bases:
 
 
 @dataclass(frozen=True)
-class Formula:
+class Formula(Candidate):
     """row and col as formulas of the checker's language over the thread index and i (MLIR's
     affine maps, JAX's formulas). `transposed`: the library's (row, col) is the matrix's (col, row)."""
 
@@ -202,7 +222,7 @@ class Formula:
 
 
 @dataclass(frozen=True)
-class Table:
+class Table(Candidate):
     """Explicit (thread, i) -> (row, col) entries: a CSV file, a reference's `table`, or a user's
     function evaluated over the fragment's domain. Where no entry is given, the table holds nothing."""
 

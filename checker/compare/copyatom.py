@@ -21,13 +21,14 @@ import re
 from dataclasses import dataclass
 
 import checker.compare.cute as cute_text
+from checker.compare.candidates import Candidate, searched_outside
 
 ROW_BITS = 128
 SHUFFLE_NAME = re.compile(r"tmp([0-9]{1,2})_\.([xyzw])")
 
 
 @dataclass(frozen=True)
-class CopyAtom:
+class CopyAtom(Candidate):
     registers: cute_text.Layout
     tile_rows: int
     bits: int  # of one element
@@ -64,7 +65,7 @@ class CopyAtom:
         return next((u for u in range(self.memory.threads) if self.memory.index(u, 0) // ROW_BITS == row), None)
 
     def missing(self, t: int, i: int) -> str:
-        """Why (t, i) holds no element, or "" when it holds one."""
+        """Candidate.missing: why (t, i) holds no element, or "" when it holds one."""
         if not (t < self.threads and i < self.elements):
             return ""
         b, e = self.bit(t, i), self.element(i)
@@ -101,8 +102,6 @@ class CopyAtom:
         return out
 
     def outside(self, spec_threads: int, n: int) -> tuple:
-        from checker.compare.candidates import searched_outside
-
         return searched_outside(self.holds, self.threads, self.elements, spec_threads, n)
 
     def form(self) -> tuple:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from checker.compare.candidates import Candidate
 from checker.errors import CheckerError
 from checker.results import PROVED, UNKNOWN
 
@@ -102,7 +103,7 @@ def targets(fragment, reading, computation="all") -> list:
     return [Target(reading, c.lanes, c.id, f"{name}.c{c.id}") for c in comps]
 
 
-def _enumerate(target: Target, n: int, cand):
+def _enumerate(target: Target, n: int, cand: Candidate):
     """(the smallest differing point with both cells, or None; how many points differ; how many
     points there are: the spec's and those the candidate holds beyond them)."""
     from checker.formula.evaluate import cells
@@ -122,7 +123,7 @@ def _enumerate(target: Target, n: int, cand):
     return first, count + extra, len(points) + extra
 
 
-def compare(target: Target, n: int, cand, letter: str) -> tuple:
+def compare(target: Target, n: int, cand: Candidate, letter: str) -> tuple:
     """-> (Difference or None, differing count, points compared, proof line). Raises when the
     engines disagree."""
     from checker.smt import compare as smt_compare
@@ -130,8 +131,8 @@ def compare(target: Target, n: int, cand, letter: str) -> tuple:
     # z3 searches the union's bounding box, each side capped where an index stops fitting its terms:
     # the smallest point a candidate holds beyond the spec's lies below the cap ((0, n), (threads,
     # 0), or a table's entry, whose indices are below MAX_COORD). A table is given only the entries
-    # that can be that answer (Table.within); every other candidate's form is already small.
-    sought = cand.within(len(target.lanes), n) if hasattr(cand, "within") else cand
+    # that can be that answer (Candidate.within); every other candidate's form is already small.
+    sought = cand.within(len(target.lanes), n)
     box = (min(max(len(target.lanes), sought.threads), MAX_BOX), min(max(n, sought.elements), MAX_BOX))
     first, count, points = _enumerate(target, n, cand)
     expect = None if first is None else first[0]
@@ -153,7 +154,7 @@ def compare(target: Target, n: int, cand, letter: str) -> tuple:
     (t, i), s, c = first
     lane = target.lanes[t] if t < len(target.lanes) else None
     # a candidate that can hold nothing at a point of its own domain may say why (a copy atom's bits)
-    detail = cand.detail(t, i) if c is not None else getattr(cand, "missing", lambda t, i: "")(t, i)
+    detail = cand.detail(t, i) if c is not None else cand.missing(t, i)
     diff = Difference(target.computation, t, lane, i, f"{letter}{i}", s, c, detail)
     return diff, count, points, (f"z3 found the smallest counterexample{where} at thread {t}, {letter}{i}, and the "
                          "enumeration agrees")
@@ -163,7 +164,7 @@ def _cell(x):
     return None if x is None else tuple(x)
 
 
-def run(spec_name: str, fragment, reading, cand, computation="all") -> Comparison:
+def run(spec_name: str, fragment, reading, cand: Candidate, computation="all") -> Comparison:
     """The candidate against every target of the fragment; the first difference found wins."""
     if reading.layout is None:
         raise CheckerError(f"{fragment.span}: {fragment.id} has no formula to compare with")
