@@ -4,20 +4,15 @@ one warpgroup mma of the kind its types call for; the kernels follow the fence /
 wait_group protocol; a kernel ptxas rejects is reported, naming it, with exit 1."""
 import io
 import json
-import os
-import shutil
 
 import pytest
+from wgmma_sass import needs_ptxas, skip_without_nvdisasm, the_one_warpgroup_mma
 
 from checker.cli import main
 from checker.probe import wgmma_ptx as wx
 from checker.spec.load import load_spec
 
 WGMMA_SPECS = ["specs/m64nNk8.yaml", "specs/m64nNk16.yaml", "specs/m64nNk32.yaml", "specs/m64nNk256.yaml"]
-# .ci/run sets CHECKER_REQUIRE_CUDA: its machines have ptxas, so there a missing one fails, not skips
-HAVE_PTXAS = bool(os.environ.get("CHECKER_REQUIRE_CUDA") or shutil.which("ptxas")
-                  or os.path.exists("/usr/local/cuda/bin/ptxas"))
-needs_ptxas = pytest.mark.skipif(not HAVE_PTXAS, reason="needs NVIDIA's ptxas (CUDA toolkit)")
 
 
 def _probe(*args):
@@ -56,7 +51,7 @@ def test_a_kernel_follows_the_async_protocol():
                                      "wgmma.wait_group.sync.aligned 0;", "st.global")]
     assert order == sorted(order)
     # A through its descriptor, then the four immediates of the a-desc .f16 form; D is N/4 .f16x2 registers
-    assert f"{{%d0, %d1, " in text and "%d63}, %descA, %descB, %p1, 1, 1, 0, 0;" in text
+    assert "{%d0, %d1, " in text and "%d63}, %descA, %descB, %p1, 1, 1, 0, 0;" in text
     # LBO 128 and SBO 256 bytes, encoded >> 4, swizzle 0: (8 << 16) | (16 << 32)
     assert f"or.b64 %descB, %descB, {(8 << 16) | (16 << 32)};" in text
     r = next(v for v in wx.variants(load_spec("specs/m64nNk256.yaml")) if not v.a_shared)
@@ -65,26 +60,43 @@ def test_a_kernel_follows_the_async_protocol():
 
 @needs_ptxas
 def test_every_wgmma_kernel_assembles_for_sm_90a_with_its_warpgroup_mma(compiled):
-    from checker.probe import sass
-
     code, rows, err = compiled
     assert code == 0, err
     assert len(rows) == 1152 and all(r["arch"] == "sm_90a" for r in rows)
     assert [r for r in rows if r["result"] != "assembled"] == []
     assert sum(r["a_source"] == "shared" for r in rows) == 576
     assert sum("_sw" in r["kernel"] for r in rows) == 204
-    if sass.nvdisasm() is None and not os.environ.get("CHECKER_REQUIRE_CUDA"):
-        pytest.skip("needs nvdisasm")
+    skip_without_nvdisasm()
     kinds = {}
     for r in rows:
-        ops = {op: n for op, n in r["sass"]["opcodes"].items() if op.split(".")[0] in sass.WGMMA}
-        assert sum(ops.values()) == 1 and r["sass_ok"] is True, (r["kernel"], ops)
-        (op,) = ops
-        m, n, k = map(int, op.split(".")[1].split("x"))
-        assert (m, n, k) == (64, int(r["instruction"].split(".")[4][4:].split("k")[0]), int(r["instruction"].split("k")[-1].split(".")[0]))
-        kinds.setdefault(op.split(".")[0], set()).add(r["instruction"].split(".")[6] if "b1" not in r["instruction"] else "b1")
+        kind = the_one_warpgroup_mma(r, sparse=False)
+        kinds.setdefault(kind, set()).add(r["instruction"].split(".")[6] if "b1" not in r["instruction"] else "b1")
         assert "WARPGROUP.ARRIVE" in r["sass"]["opcodes"] and "WARPGROUP.DEPBAR.LE" in r["sass"]["opcodes"]
     assert kinds == {"HGMMA": {"f16", "bf16", "tf32"}, "QGMMA": {"e4m3", "e5m2"}, "IGMMA": {"s8", "u8"}, "BGMMA": {"b1"}}
+
+
+def _row(opcodes, instruction="wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16", sass_ok=True):
+    return {"kernel": "k", "instruction": instruction, "sass": {"opcodes": opcodes}, "sass_ok": sass_ok}
+
+
+SPARSE = "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16"
+
+
+def test_the_shared_sass_check_fails_a_kernel_without_exactly_its_one_warpgroup_mma():
+    """The check both wgmma probe tests use (wgmma_sass.py), on rows no ptxas made: it passes only
+    one warpgroup mma of the instruction's shape, dense or .SP as the instruction is."""
+    assert the_one_warpgroup_mma(_row({"HGMMA.64x8x16.F32": 1, "WARPGROUP.ARRIVE": 1}), sparse=False) == "HGMMA"
+    assert the_one_warpgroup_mma(_row({"HGMMA.SP.64x8x32.F32": 1}, SPARSE), sparse=True) == "HGMMA"
+    for row, sparse in ((_row({}), False),  # none
+                        (_row({"HGMMA.64x8x16.F32": 2}), False),  # two
+                        (_row({"HGMMA.64x8x16.F32": 1, "QGMMA.64x8x16.F32": 1}), False),
+                        (_row({"HGMMA.64x8x16.F32": 1}, sass_ok=False), False),  # the probe's check failed
+                        (_row({"HGMMA.64x16x16.F32": 1}), False),  # another N
+                        (_row({"HGMMA.64x8x32.F32": 1}), False),  # another K
+                        (_row({"HGMMA.SP.64x8x16.F32": 1}), False),  # sparse for a dense instruction
+                        (_row({"HGMMA.64x8x32.F32": 1}, SPARSE), True)):  # dense for a sparse one
+        with pytest.raises(AssertionError):
+            the_one_warpgroup_mma(row, sparse)
 
 
 @needs_ptxas

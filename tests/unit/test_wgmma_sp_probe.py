@@ -4,11 +4,10 @@ memory, assembles for sm_90a and its SASS holds exactly one sparse warpgroup mma
 QGMMA.SP, IGMMA.SP) of the kind its types call for; the dense kernels keep their names and count."""
 import io
 import json
-import os
-import re
 
 import pytest
-from test_wgmma_probe import WGMMA_SPECS, needs_ptxas
+from test_wgmma_probe import WGMMA_SPECS
+from wgmma_sass import needs_ptxas, skip_without_nvdisasm, the_one_warpgroup_mma
 
 from checker.cli import main
 from checker.probe import wgmma_ptx as wx
@@ -77,21 +76,14 @@ def compiled():
 
 @needs_ptxas
 def test_every_sparse_kernel_assembles_with_one_sparse_warpgroup_mma(compiled):
-    from checker.probe import sass
-
     code, rows, err = compiled
     assert code == 0, err
     assert len(rows) == 64 and [r for r in rows if r["result"] != "assembled"] == []
     assert all(".mma_async.sp." in r["instruction"] for r in rows)
-    if sass.nvdisasm() is None and not os.environ.get("CHECKER_REQUIRE_CUDA"):
-        pytest.skip("needs nvdisasm")
+    skip_without_nvdisasm()
     kinds = {}
     for r in rows:
-        ops = {op: n for op, n in r["sass"]["opcodes"].items() if op.split(".")[0] in sass.WGMMA}
-        assert sum(ops.values()) == 1 and r["sass_ok"] is True, (r["kernel"], ops)
-        (op,) = ops
-        kind, tag, shape = op.split(".")[:3]
-        assert tag == "SP" and shape == "64x{}x{}".format(*re.search(r"m64n(\d+)k(\d+)", r["instruction"]).groups())
+        kind = the_one_warpgroup_mma(r, sparse=True)
         kinds.setdefault(kind, set()).add(r["instruction"].split(".")[7])
     assert kinds == {"HGMMA": {"f16", "bf16", "tf32"}, "QGMMA": {"e4m3", "e5m2"}, "IGMMA": {"s8", "u8"}}
 
