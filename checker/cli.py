@@ -13,6 +13,7 @@ import sys
 
 from checker import commands
 from checker.errors import CheckerError, SpecError, UsageError
+from checker.terminal import lines
 
 
 class _Parser(argparse.ArgumentParser):
@@ -69,13 +70,13 @@ def main(argv=None, stdout=None, stderr=None) -> int:
             return _to_file(run, args, err)
         return run(args, out, err)
     except UsageError as exc:
-        err.write(f"checker: error: {exc}\n")
+        err.write(lines([f"checker: error: {exc}"]))
         return 2
     except SpecError as exc:
-        err.write(f"{exc}\n")
+        err.write(lines([str(exc)]))
         return 3
     except CheckerError as exc:
-        err.write(f"checker: error: {exc}\n")
+        err.write(lines([f"checker: error: {exc}"]))
         return 1
 
 

@@ -92,7 +92,7 @@ def run(args, out, err) -> int:
     if args.format == "json":
         text = json.dumps(result.to_json() | {"equal_with": others}, indent=1) + "\n"
     else:
-        text = render_text(result) + "".join(f"    {line}\n" for line in hint(frag, comp, others, result.equal))
+        text = render_text(result, hint(frag, comp, others, result.equal))
     if args.output:
         outputs.write_text(args.output, text, "--output")
     else:
@@ -125,7 +125,7 @@ def hint(frag, used, others: list, equal: bool) -> list:
     return out
 
 
-def render_text(result) -> str:
-    lines = [result.summary()]
-    lines += [f"    {p}" for p in result.proofs]
-    return "\n".join(lines) + "\n"
+def render_text(result, hints=()) -> str:
+    from checker.terminal import lines
+
+    return lines([result.summary(), *(f"    {p}" for p in (*result.proofs, *hints))])

@@ -27,6 +27,7 @@ def add(sub) -> None:
 def run(args, out, err) -> int:
     from checker.formula.evaluate import at, bound_at
     from checker.spec.reading import as_printed, materialize
+    from checker.terminal import lines as text_lines
 
     spec, frag = load_fragment(args.spec, args.fragment)
     reading = materialize(frag) if args.as_printed is None else as_printed(frag, args.as_printed)
@@ -37,27 +38,27 @@ def run(args, out, err) -> int:
     name = f"{frag.letter}{args.i}"
     who = (f"thread {args.lane} (warp {args.lane // 32}, lane {args.lane % 32})" if threads > 32
            else f"lane {args.lane}")
-    out.write(f"{spec.shape} {frag.id}{' (as printed)' if args.as_printed else ''}: {who} {name}\n")
+    lines = [f"{spec.shape} {frag.id}{' (as printed)' if args.as_printed else ''}: {who} {name}"]
     for target, hits, formula, limit in (("row", rows, reading.layout.row, frag.rows),
                                          ("col", cols, reading.layout.col, frag.cols)):
         if not hits:
-            out.write(f"  {target}: no piece applies\n")
+            lines.append(f"  {target}: no piece applies")
         for k, value, _ in hits:
             flag = "" if 0 <= value < limit else f"   (outside 0..{limit - 1})"
-            out.write(f"  {target} = {value}   piece {k + 1} at {reading.layout.src.span(formula.pieces[k].off)}{flag}\n")
+            lines.append(f"  {target} = {value}   piece {k + 1} at {reading.layout.src.span(formula.pieces[k].off)}{flag}")
     ends = bound_at(reading.layout, args.lane, args.i)
     for (target, hits), formula in zip(ends, reading.layout.bound):
         for k, value, _ in hits:
-            out.write(f"  {target} = {value}   piece {k + 1} at {reading.layout.src.span(formula.pieces[k].off)}\n")
+            lines.append(f"  {target} = {value}   piece {k + 1} at {reading.layout.src.span(formula.pieces[k].off)}")
         if not hits:
-            out.write(f"  {target}: no piece applies\n")
-    if len(rows) == 1 and len(cols) == 1 and all(len(h) == 1 for _, h in ends):
-        if frag.sparsity is None:
-            out.write(f"  holds {frag.operand}[{rows[0][1]}][{cols[0][1]}]\n")
-        else:
-            named = {t: h[0][1] for t, h in ends}
-            first, last = (named[n] for n in reading.layout.column_range)
-            out.write(f"  holds the compressed {frag.operand}[{rows[0][1]}][{cols[0][1]}]: a non-zero element of "
-                      f"{frag.operand}[{rows[0][1]}][{first}..{last}], at the column the metadata gives\n")
-        return 0
-    return 1
+            lines.append(f"  {target}: no piece applies")
+    held = len(rows) == 1 and len(cols) == 1 and all(len(h) == 1 for _, h in ends)
+    if held and frag.sparsity is None:
+        lines.append(f"  holds {frag.operand}[{rows[0][1]}][{cols[0][1]}]")
+    elif held:
+        named = {t: h[0][1] for t, h in ends}
+        first, last = (named[n] for n in reading.layout.column_range)
+        lines.append(f"  holds the compressed {frag.operand}[{rows[0][1]}][{cols[0][1]}]: a non-zero element of "
+                     f"{frag.operand}[{rows[0][1]}][{first}..{last}], at the column the metadata gives")
+    out.write(text_lines(lines))
+    return 0 if held else 1

@@ -53,18 +53,19 @@ def _unmutated_failures(sc, paths: list, jobs, err) -> int:
     code (0: go on)."""
     from checker.commands.prove import proved
     from checker.options import Options
-    from checker.report.text import failure
+    from checker.report.text import failures
     from checker.results import exit_code, summary
+    from checker.terminal import lines
 
     results, _ = proved(sc, Options(cross_check=True, jobs=jobs))
     code = exit_code(results)
     if code:
-        err.write("".join(f"{line}\n" for r in results if r.failed() for line in failure(r)))
+        err.write(failures(results))
         s = summary(results)
-        err.write(f"checker: error: mutate: the unmutated specs fail `checker prove {' '.join(paths)}`: "
-                  f"{s['refuted']} refuted, {s['unknown']} unknown, {s['spec_errors']} spec errors (above). A mutant "
-                  "is killed only by what the original passes, so none was made and there is no kill rate; "
-                  "fix the spec first\n")
+        err.write(lines([f"checker: error: mutate: the unmutated specs fail `checker prove {' '.join(paths)}`: "
+                         f"{s['refuted']} refuted, {s['unknown']} unknown, {s['spec_errors']} spec errors (above). A "
+                         "mutant is killed only by what the original passes, so none was made and there is no kill "
+                         "rate; fix the spec first"]))
     return code
 
 

@@ -23,6 +23,7 @@ def add(sub) -> None:
 def run(args, out, err) -> int:
     from checker.spec.checked import load_checked
     from checker.files import is_relations_file
+    from checker.terminal import lines
     from checker.theorems.relations import load_relations
 
     worst = 0
@@ -33,7 +34,7 @@ def run(args, out, err) -> int:
                 n = len(load_relations(f))
                 report.append({"spec": f, "ok": True, "relations": n})
                 if args.format == "text":
-                    out.write(f"{f}: ok ({n} relations)\n")
+                    out.write(lines([f"{f}: ok ({n} relations)"]))
                 continue
             spec = load_checked(f)  # the gate every command passes a spec through
             # counted as `checker prove` counts them: with formulas and given only as figures
@@ -41,12 +42,12 @@ def run(args, out, err) -> int:
             report.append({"spec": f, "ok": True, "fragments": len(spec.fragments()) + drawn, "figures_only": drawn})
             if args.format == "text":
                 shown = f", {drawn} given only as figures" if drawn else ""
-                out.write(f"{f}: ok ({report[-1]['fragments']} fragments{shown})\n")
+                out.write(lines([f"{f}: ok ({report[-1]['fragments']} fragments{shown})"]))
         except SpecError as exc:
             worst = 3
             report.append({"spec": f, "ok": False, "location": str(exc.span), "message": exc.message})
             if args.format == "text":
-                err.write(f"{exc}\n")
+                err.write(lines([str(exc)]))
     if args.format == "json":
         json.dump(report, out, indent=1)
         out.write("\n")

@@ -9,6 +9,7 @@ from checker.semantics import sparse
 from checker.spec.model import KIND_BITS
 from checker.spec.reading import as_printed
 from checker.results import PROVED
+from checker.terminal import lines as text_lines
 
 
 def where(spec_path: str, fid: str, row: int, col: int, compressed: bool = False, printed: int | None = None) -> dict:
@@ -93,7 +94,7 @@ def where_text(w: dict) -> str:
         return _where_sparse_text(w)
     head = f"{w['operand']}[{w['row']}][{w['col']}] in {w['shape']} {w['fragment']}" + _printed(w)
     if not w["holders"]:
-        return f"{head}: no lane holds it ({_NONE[bool(w.get('as_printed'))]})\n"
+        return text_lines([f"{head}: no lane holds it ({_NONE[bool(w.get('as_printed'))]})"])
     lines = [f"{head}:"]
     for h in w["holders"]:
         comp = f"MMA computation {h['computation']}: " if h["computation"] else ""
@@ -106,7 +107,7 @@ def where_text(w: dict) -> str:
     lines.append("  the only holder" + ("s, one per MMA computation" if len(w["holders"]) > 1 else "")
                  + ": the fragment is injective over every point (enumerated)" if w["unique"]
                  else "  WARNING: the fragment is not injective, so this answer is not unique")
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
 _NONE = {False: "the spec does not cover this cell: `checker prove` says where",
@@ -122,7 +123,7 @@ def _where_sparse_text(w: dict) -> str:
     head = (f"{w['operand']}[{w['row']}][{w['col']}] in {w['shape']} {w['fragment']}{_printed(w)} (sparse {w['operand']}, "
             f"{sp['granularity']}{' pair-wise' if sp['pairwise'] else ''}: lanes hold only the non-zero elements)")
     if not w["holders"]:
-        return f"{head}: no register's range covers it (`checker prove` says where the spec fails)\n"
+        return text_lines([f"{head}: no register's range covers it (`checker prove` says where the spec fails)"])
     lines = [f"{head}:"]
     by_range: dict = {}
     for h in w["holders"]:
@@ -144,4 +145,4 @@ def _where_sparse_text(w: dict) -> str:
                  "hold them is drawn only in the document's figures.)")
     if not w["unique"]:
         lines.append("  WARNING: more than one register's range covers this cell: the fragment is not a tiling")
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from checker.mutate.campaign import ORDER
+from checker.terminal import lines as text_lines
 
 KILLS = ORDER[:-2]
 
@@ -41,7 +42,7 @@ def text(results, unlisted, closed, seconds, used=None) -> str:
     lines.append(f"{sum(total.values())} mutants: {killed} of {live} non-equivalent killed ({_pct(killed, live)}), "
                  f"{total['equivalent']} equivalent (z3 proves the same map), {total['survivor']} survivors "
                  f"({len(unlisted)} not known gaps) ({seconds:.2f} s)")
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
 def _pct(a, b) -> str:

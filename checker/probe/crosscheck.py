@@ -23,6 +23,7 @@ from checker.results import PROVED, REFUTED, SPEC_ERROR, Result
 from checker.semantics.execute import execute, geometries, shapes
 from checker.semantics.registers import ModelError
 from checker.spec.reading import materialize
+from checker.terminal import lines as text_lines
 
 AXES = {"A": ("row", "k"), "B": ("k", "col"), "D": ("row", "col")}
 RELABELLING = ("identification is relative to the spec's layouts of the other operands: a relabelling of m, n "
@@ -231,4 +232,4 @@ def render_text(results: list, stats: dict, seconds: float) -> str:
     lines.append(f"{stats['dumps']} dumps ({stats['hardware']} hardware, {stats['synthetic']} synthetic, "
                  f"{stats['other_specs']} of other specs): {agree} agree, {len(groups) - agree} disagree, "
                  f"{errors} malformed; {seconds:.2f} s")
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from checker.probe.findings import by_subject, error_lines, synthetic_only, verdict_lines
+from checker.terminal import lines as text_lines
 
 
 def render_text(results: list, stats: dict) -> str:
@@ -26,7 +27,7 @@ def render_text(results: list, stats: dict) -> str:
     lines.append(f"{stats['dumps']} movement dumps ({stats['hardware']} hardware, {stats['synthetic']} synthetic, "
                  f"{stats['other_specs']} of other specs, {len(stats['unpredicted'])} not predicted): {agree} agree, "
                  f"{len(groups) - agree} disagree, {malformed} malformed")
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
 def hardware_agreement(specs: list, dump_dir: str | None) -> tuple:

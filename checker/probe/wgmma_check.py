@@ -25,6 +25,7 @@ from checker.probe import wgmma_patterns as patterns
 from checker.probe.crosscheck import where
 from checker.probe.findings import by_subject, error_lines, readable, synthetic_only, verdict_lines
 from checker.results import PROVED, REFUTED, SPEC_ERROR, Result
+from checker.terminal import lines as text_lines
 
 SYNTHETIC_TAG = "[synthetic dump: reference model, not hardware] "
 
@@ -266,4 +267,4 @@ def render_text(results: list, stats: dict, seconds: float) -> str:
     lines.append(f"{stats['dumps']} wgmma dumps ({stats['hardware']} hardware, {stats['synthetic']} synthetic, "
                  f"{stats['other_specs']} of other specs): {agree} agree, {len(groups) - agree} disagree, "
                  f"{malformed_} malformed; {seconds:.2f} s")
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)

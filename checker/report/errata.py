@@ -9,6 +9,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from checker.results import PROVED
+from checker.terminal import lines as text_lines
 
 ENCODINGS_NOTE = ("for each erratum of a formula, the published layouts of the same fragment (CuTe, Triton, MLIR: "
                   "checker/references/data/, `checker conformance`) that agree with the reading and those that agree "
@@ -142,7 +143,7 @@ def render_text(entries: list) -> str:
         for line in _encoding_lines(e):
             lines.append(f"    independent encodings: {line}")
     lines.append(_tally(entries))
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
 def _md(value) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from checker.terminal import lines as text_lines
+
 
 def _matrix(name, m) -> list:
     out = []
@@ -37,7 +39,7 @@ def render_text(r: dict) -> str:
     verdict = "equal" if r["equal"] else f"DIFFERENT in {r['mismatches']} cells"
     lines.append(f"round trip: D gathered from the registers and the host's A.B + C are {verdict} "
                  f"({r['cells']} cells)")
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
 
 
 def render_json(r: dict) -> dict:

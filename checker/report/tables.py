@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from checker.properties.chunk import ranges
 from checker.properties.enumerate import table as enumerate_table
+from checker.terminal import lines as text_lines
 
 
 def fragment_table(spec, fragment, reading) -> dict:
@@ -41,11 +42,11 @@ def render_text(t: dict, letter: str, band: int = 0) -> str:
     for k, lanes in enumerate(groups):
         if t["computations"]:
             out.append(f"MMA computation {k + 1} (lanes {', '.join(map(str, lanes))})")
-        out.append(_grid(t, letter, set(lanes), band))
-    return "\n".join(out)
+        out.extend(_grid(t, letter, set(lanes), band))
+    return text_lines(out, end="")
 
 
-def _grid(t: dict, letter: str, lanes: set, band: int = 0) -> str:
+def _grid(t: dict, letter: str, lanes: set, band: int = 0) -> list:
     grid = [["." for _ in range(t["cols"])] for _ in range(t["rows"])]
     for lane, i, r, c in t["entries"]:
         if lane in lanes and r is not None and c is not None and 0 <= r < t["rows"] and 0 <= c < t["cols"]:
@@ -61,4 +62,4 @@ def _grid(t: dict, letter: str, lanes: set, band: int = 0) -> str:
         lines.append("     " + " ".join(f"{c:>{width}}" for c in cols))
         for r, row in enumerate(grid):
             lines.append(f"{r:>4} " + " ".join(f"{row[c]:>{width}}" for c in cols))
-    return "\n".join(lines)
+    return lines

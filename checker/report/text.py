@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from checker.properties import PROPERTIES
 from checker.results import PROVED, summary
+from checker.terminal import lines as text_lines
 
 
 def _cex_lines(cex: dict) -> list:
@@ -32,7 +33,7 @@ def failure(r) -> list:
 def failures(results: list) -> str:
     """Every failed result's lines: what a command that proves but prints something else (errata)
     says on stderr, so a failure is never only an exit code."""
-    return "".join(line + "\n" for r in results if r.failed() for line in failure(r))
+    return text_lines(line for r in results if r.failed() for line in failure(r))
 
 
 def prove_report(results: list, seconds: float, files: int, relation_files: int = 0, cached: bool = False,
@@ -87,4 +88,4 @@ def prove_report(results: list, seconds: float, files: int, relation_files: int 
         + f"theorems: {t['proved']} proved, {t['declared_refutations']} refuted as declared, "
         f"{t['refuted'] + t['unknown'] + t['spec_errors']} failed ({seconds:.2f} s"
         + (", the results of an identical earlier run, from the cache; --no-cache proves again)" if cached else ")"))
-    return "\n".join(lines) + "\n"
+    return text_lines(lines)
