@@ -33,8 +33,9 @@ def the_one_warpgroup_mma(row: dict, sparse: bool) -> str:
     assert sum(ops.values()) == 1 and row["sass_ok"] is True, (row["kernel"], ops)
     (op,) = ops
     kind, *modifiers = op.split(".")
-    assert (modifiers[:1] == ["SP"]) == sparse, (row["kernel"], op)
+    tagged = modifiers[:1] == ["SP"]
+    assert tagged == sparse, (row["kernel"], op)
     shape = re.search(r"\.m64n(\d+)k(\d+)\.", row["instruction"])
     assert shape, row["instruction"]
-    assert modifiers[1 if sparse else 0] == "64x{}x{}".format(*shape.groups()), (row["kernel"], op, row["instruction"])
+    assert modifiers[tagged] == "64x{}x{}".format(*shape.groups()), (row["kernel"], op, row["instruction"])
     return kind
