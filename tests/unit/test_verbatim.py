@@ -1,0 +1,266 @@
+"""`checker verbatim`: a spec's verbatim fields sought in a copy of the document. The fixture
+(tests/cases/verbatim/) is one section of PTX ISA, 9.7.14.5.13, as the three copies in ../shared
+print it (the seed, the 9.1 Markdown, 9.2's Markdown), and specs/m16n8k256.yaml; nothing here
+needs ../shared."""
+import dataclasses
+import json
+import os
+import shutil
+
+import pytest
+
+from conftest import CASES
+
+from checker.source import SourceText
+from checker.verbatim import document, fields, match
+from checker.verbatim import normalise as nm
+
+HERE = os.path.join(CASES, "verbatim")
+DOC = os.path.join(HERE, "document")
+SPEC = os.path.join(HERE, "m16n8k256.yaml")
+
+
+def _copy(tmp_path, old: str, new: str) -> str:
+    """The fixture spec with one change, in a folder of its own (the file name is its shape)."""
+    text = open(SPEC, encoding="utf-8").read()
+    assert text.count(old) == 1, old
+    path = tmp_path / "m16n8k256.yaml"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return str(path)
+
+
+def _line_col(path: str, needle: str, offset: int = 0) -> str:
+    text = open(path, encoding="utf-8").read()
+    at = text.index(needle) + offset
+    line = text.count("\n", 0, at) + 1
+    return f"{path}:{line}:{at - (text.rfind(chr(10), 0, at) + 1) + 1}"
+
+
+def test_every_field_of_the_fixture_is_found_in_both_versions(run):
+    r = run("verbatim", SPEC, "--document", DOC)
+    assert r.code == 0, r.out + r.err
+    assert f"{SPEC}: 18 of 18 verbatim fields found (9.1 and 9.2: 18)" in r.out
+    assert r.out.splitlines()[-1].startswith("1 spec: 18 verbatim fields checked, 18 found (9.1 and 9.2: 18), 0 not found; "
+                                             "document: 4 files (9.1: 1, 9.2: 2, version unknown: 1)")
+    data = json.loads(run("verbatim", SPEC, "--document", DOC, "--format", "json").out)
+    assert data["summary"]["found"] == data["summary"]["fields"] == 18 and data["summary"]["not_found"] == 0
+    kinds = {x["field"]: x["kind"] for x in data["fields"]}
+    assert kinds["A.b1 formula"] == "formula" and kinds["A.b1 row 1 fragment"] == "cell" and kinds["A.b1 header"] == "head"
+    assert kinds["A.b1 row 1 elements"] == "next" and kinds["B.b1 caption"] == "prose" and kinds["title"] == "title"
+    assert sum(x["field"] == "B.b1 caption" for x in data["fields"]) == 2  # one per figure: 101 and 102
+    # the seed's plain copy has no version; the 9.1 file says its own, the 9.2 one by its README
+    found = next(x for x in data["fields"] if x["field"] == "A.b1 formula")["found"]
+    assert {(os.path.relpath(f["location"].split(":")[0], DOC), f["version"]) for f in found} == {
+        ("seeds/001_c1b39511f32c5050.txt", None), ("ptx-isa/9.7.14.5.13-m16n8k256.md", "9.1"),
+        ("ptx-isa-9.2/mma/05-m16n8k256.md", "9.2")}
+
+
+def test_a_fragment_cell_one_character_off_is_located_with_the_nearest_text_and_a_diff(run, tmp_path):
+    path = _copy(tmp_path, "containing thirty two `.b1` elements from the matrix A",
+                 "containing thirty-two `.b1` elements from the matrix A")
+    r = run("verbatim", path, "--document", DOC)
+    assert r.code == 1
+    at = _line_col(path, "thirty-two", len("thirty"))
+    line = next(ln for ln in r.out.splitlines() if ln.startswith(at))
+    assert line.startswith(f"{at}: error: A.b1 row 1 fragment: not in the document; nearest: 'A vector expression "
+                           f"containing four .b32 registers, with each register containing thirty two .b1")
+    assert "9.7.14.5.13-m16n8k256.md:29:11 (9.1)" in line or "(9.2)" in line or "(version unknown)" in line
+    diff = r.out.splitlines()[r.out.splitlines().index(line) + 1]
+    assert diff.startswith("    diff (spec -> document): ") and "thirty[---]{+ +}two" in diff
+    assert "1 spec: 18 verbatim fields checked, 17 found" in r.out and "1 not found" in r.out
+
+
+def test_a_formula_one_character_off_is_located_at_that_character(run, tmp_path):
+    path = _copy(tmp_path, "(i & 0x1F) + 128     for ai where i >= 64", "(i & 0x1F) + 129     for ai where i >= 64")
+    r = run("verbatim", path, "--document", DOC, "--format", "json")
+    assert r.code == 1
+    bad = [x for x in json.loads(r.out)["fields"] if x["status"] != "found"]
+    assert [x["field"] for x in bad] == ["A.b1 formula"]
+    assert bad[0]["location"] == _line_col(path, "+ 129     for ai", 4)
+    assert bad[0]["diff"].endswith("+ 12[-9-]{+8+} for ai where i >= 64")
+    assert bad[0]["nearest"]["text"].startswith("groupID = %laneid >> 2\nthreadID_in_group = %laneid % 4\nrow =")
+
+
+def test_a_header_is_that_of_its_own_table_and_an_empty_cell_is_empty(run, tmp_path):
+    # .btype is in the section (B's table), but A's table is headed .atype
+    path = _copy(tmp_path, "operand: A\n        header: .atype", "operand: A\n        header: .btype")
+    r = run("verbatim", path, "--document", DOC)
+    assert r.code == 1 and "A.b1 header: in section 9.7.14.5.13, but not under its own table" in r.out
+    assert "nearest: '.atype'" in r.out
+    # an Elements cell read as empty where the document lists elements (a first row cannot be
+    # null in a spec that loads: the field is made here)
+    doc = document.read([(None, DOC)])
+    listed = next(f for f in fields.read(SPEC) if f.label == "C.s32 row 1 elements")
+    empty = dataclasses.replace(listed, kind=fields.EMPTY, source=SourceText("", SPEC, listed.source.origins[:1]))
+    got = match.check(empty, doc)
+    assert got.failed and got.why == "the document's cell in its row is not empty" and got.nearest[0] == "c0, c1, c2, c3"
+
+
+def test_a_field_found_only_in_a_version_the_section_does_not_claim(run, tmp_path):
+    path = _copy(tmp_path, 'versions: ["9.1", "9.2"]', 'versions: ["9.1"]')
+    r = run("verbatim", path, "--document", os.path.join(DOC, "ptx-isa-9.2"))
+    assert r.code == 1
+    assert f"{_line_col(path, 'A vector expression containing four `.b32`')}: error: A.b1 row 1 fragment: found only " \
+           f"in 9.2, not in a version its section claims (9.1) at " in r.out
+    # the same folder named 9.1 on the command line: every field is found
+    assert run("verbatim", path, "--document", "9.1=" + os.path.join(DOC, "ptx-isa-9.2")).code == 0
+
+
+def test_every_one_character_change_of_a_digit_or_operator_is_reported():
+    """What the normaliser takes off is markup and whitespace only: a digit, an operator, `+`,
+    `%`, a subscript's index changed in any field is not found."""
+    doc = document.read([(None, DOC)])
+    checked = 0
+    for f in fields.read(SPEC):
+        if f.kind in (fields.EMPTY, fields.PART):  # nothing to change; a part of a field checked whole
+            continue
+        for k, ch in enumerate(f.text):
+            if ch.isdigit() or ch in "+-*%&|<>=()_.,":
+                new = f.text[:k] + ("7" if ch != "7" else "3") + f.text[k + 1:]
+                g = dataclasses.replace(f, source=SourceText(new, f.source.file, f.source.origins))
+                assert match.check(g, doc).failed, (f.label, new)
+                dropped = f.text[:k] + f.text[k + 1:]
+                g = dataclasses.replace(f, source=SourceText(dropped, f.source.file,
+                                                             f.source.origins[:k] + f.source.origins[k + 1:]))
+                assert match.check(g, doc).failed, (f.label, dropped)
+                checked += 1
+    assert checked > 250
+
+
+@pytest.mark.parametrize("text,want", [
+    ("`.b32` registers", ".b32 registers"),
+    ("[Figure 100](https://x/#a)[](https://x/#a \"Permalink to this image\")", "Figure 100"),
+    ("**Figure 97** MMA `.m16n8k128`", "Figure 97 MMA .m16n8k128"),
+    ("[Title `x`](https://x/#t)[\uf0c1](https://x/#t \"Permalink to this headline\")", "Title x"),
+    ("![MMA .m16n8k128 layout](https://x/a.png) Figure 97", "Figure 97"),
+    ("N = 8\\*i where<br>i = {1, 2}", "N = 8*i where i = {1, 2}"),
+    ("shape *M x SFA_N*, of _the_ rows", "shape M x SFA_N, of the rows"),
+    ("8*i and A * B and threadID_in_group * 2", "8*i and A * B and threadID_in_group * 2"),
+    ("`a*b*c` and `x_y_z`", "a*b*c and x_y_z"),
+    ("i % 4 + 8 >> 2 || i >= 64", "i % 4 + 8 >> 2 || i >= 64"),
+    ("a0, a1, …, a126,\n   a127", "a0, a1, …, a126, a127"),
+    ("rows 0–127", "rows 0–127"),
+])
+def test_the_normaliser_takes_off_markup_and_whitespace_only(text, want):
+    assert nm.prose(text)[0] == want
+
+
+def test_table_rows_keep_their_cells_apart_and_formulas_their_lines():
+    assert nm.prose("| `.x1` | addr0–addr7 | – |")[0] == f"{nm.SEP}.x1{nm.SEP}addr0–addr7{nm.SEP}–{nm.SEP}"
+    f = document.parse("d.md", "d.md", None, "intro\n\n| .atype | Fragment |\n| --- | --- |\n| `.b1` | A `x` |\n\n"
+                                             "```\nrow =   a    for ai\n\n        b    otherwise\n```\n- item *one*\n")
+    assert [(c.text, c.row, c.table) for c in f.cells] == [(".atype", 1, 1), ("Fragment", 1, 1), (".b1", 2, 1), ("A x", 2, 1)]
+    assert [(ln.text, ln.block) for ln in f.lines if ln.block] == [("row = a for ai", 1), ("b otherwise", 1)]
+    assert f.prose.endswith(f"{nm.GAP}item one{nm.GAP}")
+    # the plain-text seed: a cell a line, an empty cell a lone pipe
+    g = document.parse("s.txt", "s.txt", None, ".ctype |\nFragment | Elements |\n|---|---|---|\n.f32 |\nfour .f32 |\n|\n"
+                                               ".f16 |\ntwo .f16x2 |\nThe layout")
+    assert [(c.text, c.row) for c in g.cells] == [(".ctype", 1), ("Fragment", 1), ("Elements", 1), (".f32", 2),
+                                                  ("four .f32", 2), ("", 2), (".f16", 2), ("two .f16x2", 2)]
+
+
+def test_headings_give_sections_and_versions_come_from_the_files(tmp_path):
+    doc = document.read([(None, DOC)])
+    f = next(x for x in doc.files if x.rel.endswith("05-m16n8k256.md"))
+    assert f.version == "9.2" and f.headings[0][:2] == ("9.7.14.5.13", "Matrix Fragments for mma.m16n8k256")
+    assert f.regions("9.7.14.5.13") == [(0, len(f.text))] and f.regions("9.7.14.5.12") == []
+    seed = next(x for x in doc.files if x.rel.startswith("seeds"))
+    assert seed.version is None and [h[0] for h in seed.headings] == ["9.7.14.5.13", "9.7.14.5.13"]
+    # the plain-text seed: a heading is a numbered line, or a number glued to the end of a line
+    # where the copy lost a line break; "9.2 (CUDA 13.2)" opens prose, not a section
+    plain = document.parse("p.txt", "p.txt", None, "9.7.14.5. Matrix Fragments\n9.7.14.5.8. Float\ncol = a\n"
+                                                 "col = b for ci where i = {0,..,3}9.7.14.5.9. Integer type\n"
+                                                 "9.2 (CUDA 13.2) is newer.\nint text\n")
+    assert [(n, t) for n, t, _ in plain.headings] == [("9.7.14.5", "Matrix Fragments"), ("9.7.14.5.8", "Float"),
+                                                       ("9.7.14.5.9", "Integer type")]
+    (a, b), = plain.regions("9.7.14.5.8")
+    assert plain.text[a:b].endswith("{0,..,3}") and plain.text[b:].startswith("9.7.14.5.9.")
+    assert plain.regions("9.7.14.5") == [(0, len(plain.text))]
+
+
+# --- the document folder is untrusted ------------------------------------------------------------------
+
+def _hostile(tmp_path, make) -> str:
+    folder = tmp_path / "doc"
+    shutil.copytree(DOC, folder)
+    make(folder)
+    return str(folder)
+
+
+def _refused(run, folder: str, where: str, message: str):
+    r = run("verbatim", SPEC, "--document", folder)
+    assert r.code == 3, r.out + r.err
+    assert f"{where}: error: {message}" in r.err, r.err
+    assert "Traceback" not in r.err + r.out and r.out == ""
+    data = run("verbatim", SPEC, "--document", folder, "--format", "json")
+    assert data.code == 3 and json.loads(data.out)["errors"][0]["location"] == where
+
+
+def test_a_link_out_of_the_document_folder_is_refused(run, tmp_path):
+    outside = tmp_path / "secret.md"
+    outside.write_text("## 9.7.14.5.13. Matrix Fragments for `mma.m16n8k256`\n")
+    folder = _hostile(tmp_path, lambda d: os.symlink(outside, d / "ptx-isa" / "linked.md"))
+    _refused(run, folder, os.path.join(folder, "ptx-isa", "linked.md") + ":1:1",
+             "a link out of the document folder: not followed")
+    # a link to a folder outside, whatever its name
+    folder2 = tmp_path / "doc2"
+    shutil.copytree(DOC, folder2)
+    os.symlink("/etc", folder2 / "etc")
+    _refused(run, str(folder2), os.path.join(str(folder2), "etc") + ":1:1", "a link out of the document folder")
+
+
+def test_a_link_inside_the_folder_is_passed_over(run, tmp_path):
+    folder = _hostile(tmp_path, lambda d: os.symlink(d / "ptx-isa" / "9.7.14.5.13-m16n8k256.md", d / "again.md"))
+    r = run("verbatim", SPEC, "--document", folder)
+    assert r.code == 0 and "document: 4 files" in r.out
+
+
+def test_a_huge_file_is_refused_unread(run, tmp_path):
+    def make(d):
+        with open(d / "huge.md", "wb") as fh:
+            fh.truncate(document.MAX_FILE + 1)  # sparse: its size alone refuses it
+    folder = _hostile(tmp_path, make)
+    _refused(run, folder, os.path.join(folder, "huge.md") + ":1:1", f"file is larger than {document.MAX_FILE} bytes")
+
+
+def test_a_fifo_is_refused_and_never_waited_on(run, tmp_path):
+    folder = _hostile(tmp_path, lambda d: os.mkfifo(d / "pipe.md"))
+    _refused(run, folder, os.path.join(folder, "pipe.md") + ":1:1", "not a regular file: it is a FIFO (named pipe)")
+
+
+def test_a_file_that_is_not_utf8_is_refused_at_its_byte(run, tmp_path):
+    folder = _hostile(tmp_path, lambda d: (d / "latin1.md").write_bytes(b"# 9.7.1. Title\n\nna\xefve text\n"))
+    _refused(run, folder, os.path.join(folder, "latin1.md") + ":3:3", "not UTF-8 text: byte 0xef")
+    folder = str(tmp_path / "nul")
+    shutil.copytree(DOC, folder)
+    with open(os.path.join(folder, "nul.txt"), "wb") as fh:
+        fh.write(b"text\n\x00binary")
+    _refused(run, folder, os.path.join(folder, "nul.txt") + ":2:1", "a NUL character: binary, not text")
+
+
+def test_files_of_other_kinds_are_not_opened_and_the_bounds_hold(run, tmp_path, monkeypatch):
+    def make(d):
+        os.mkfifo(d / "pipe.bin")  # not .md or .txt: never opened, so never a hang
+        (d / ".hidden.md").write_bytes(b"\xff")  # a dot name: passed over
+    folder = _hostile(tmp_path, make)
+    assert run("verbatim", SPEC, "--document", folder).code == 0
+    monkeypatch.setattr(document, "MAX_FILES", 2)
+    r = run("verbatim", SPEC, "--document", folder)
+    assert r.code == 3 and "more than 2 document files: not read" in r.err
+    monkeypatch.setattr(document, "MAX_FILES", 2000)
+    monkeypatch.setattr(document, "MAX_TOTAL", 9000)
+    r = run("verbatim", SPEC, "--document", folder)
+    assert r.code == 3 and "the document's files may hold 9000 bytes in all" in r.err
+
+
+def test_usage_and_spec_errors(run, tmp_path):
+    r = run("verbatim", SPEC, "--document", str(tmp_path / "nowhere"))
+    assert r.code == 2 and "--document: no such folder" in r.err
+    r = run("verbatim", SPEC)
+    assert r.code == 2
+    (tmp_path / "empty").mkdir()
+    r = run("verbatim", SPEC, "--document", str(tmp_path / "empty"))
+    assert r.code == 3 and "no document text (*.md, *.txt)" in r.err
+    bad = _copy(tmp_path, "shape: m16n8k256", "shape: m16n8k999")
+    r = run("verbatim", bad, "--document", DOC)
+    assert r.code == 3 and r.err.startswith(f"{bad}:") and "error:" in r.err
