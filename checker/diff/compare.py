@@ -88,7 +88,7 @@ def _changes(va: dict, vb: dict, d: SpecDiff) -> None:
                 why = r.message
                 cex = r.counterexample or {}
                 if cex.get("relation_at"):
-                    why += f" (relation declared at {cex['relation_at']})"
+                    why += f" (declared at {cex['relation_at']})"
                 d.why[k] = (r.location, why, cex.get("replay"))
 
 

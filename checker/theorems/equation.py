@@ -136,15 +136,15 @@ def _inside(side: Side, lanes: list, elems: list) -> bool:
 
 
 def describe_outside(eq: Equation, w: dict) -> str:
-    thread = "%laneid" if eq.left.reading.fragment.threads.count == 32 else "%tid"
-    pt = ", ".join(f"{thread if k == 'lane' else k} = {v}" for k, v in w["point"].items())
+    pt = _point(eq, w)
     side = eq.left if w["side"] == eq.left.name else eq.right
     f = side.reading.fragment
     if w["what"] == "element":
         has = f"{f.letter}0..{f.letter}{side.reading.n - 1}" if side.reading.n else "no elements"
         return (f"at {pt}: {w['side']} has no element {f.letter}{w['value']}: its element list gives {has} "
                 f"({side.reading.n} elements)")
-    return f"at {pt}: {w['side']} has no lane {w['value']}: its lanes are {w['range']}"
+    unit = f.threads.unit
+    return f"at {pt}: {w['side']} has no {unit} {w['value']}: its {unit}s are {w['range']}"
 
 
 def _side_values(eq: Equation, side: Side, env: dict, size: int):
@@ -186,15 +186,20 @@ def witness(eq: Equation, point, left, right) -> dict:
             "right": {"lane": right[0], "i": right[1], "cell": [right[2], right[3]]}}
 
 
+def _point(eq: Equation, w: dict) -> str:
+    """The point in the document's names: the thread variable is the left side's first name for
+    its threads (`%laneid` for a warp, `%tid` for a warpgroup)."""
+    thread = eq.left.reading.fragment.threads.names[0][0]
+    return ", ".join(f"{thread if k == 'lane' else k} = {v}" for k, v in w["point"].items())
+
+
 def describe(eq: Equation, w: dict) -> str:
-    thread = "%laneid" if eq.left.reading.fragment.threads.count == 32 else "%tid"
-    pt = ", ".join(f"{thread if k == 'lane' else k} = {v}" for k, v in w["point"].items())
     parts = []
     for tag, side in (("left", eq.left), ("right", eq.right)):
         s = w[tag]
-        letter = side.reading.fragment.letter
-        parts.append(f"{side.name} lane {s['lane']} {letter}{s['i']} gives ({s['cell'][0]}, {s['cell'][1]})")
-    return f"at {pt}: " + " but ".join(parts)
+        f = side.reading.fragment
+        parts.append(f"{side.name} {f.threads.unit} {s['lane']} {f.letter}{s['i']} gives ({s['cell'][0]}, {s['cell'][1]})")
+    return f"at {_point(eq, w)}: " + " but ".join(parts)
 
 
 

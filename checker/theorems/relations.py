@@ -169,7 +169,7 @@ def locate(relations_path: str, rel: Relation, cex: dict, focus=None) -> tuple:
             for k, value, _ in hits:
                 where = str(layout.src.span(formula.pieces[k].off))
                 first.setdefault(tag, where)
-                pieces.append({"point": f"{side.name} lane {lane} {letter}{i}", "formula": target, "piece": k + 1,
+                pieces.append({"point": f"{side.name} {side.reading.fragment.threads.unit} {lane} {letter}{i}", "formula": target, "piece": k + 1,
                                "value": value, "at": where})
         flag = ""
         reverted = side.reading.reverted
