@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from checker.results import PROVED, REFUTED, Result
-from checker.spec.model import WORD_CHECKS
+from checker.spec.model import KIND_BITS, TYPE_BITS, WORD_CHECKS
 
 _TYPE = re.compile(r"\.(f16x2|bf16|f16|tf32|f32|f64|e4m3|e5m2|e3m2|e2m3|e2m1|u8|s8|u4|s4|b1|s32|b32|b16|b64)\b")
 _INTEGER = frozenset({"u8", "s8", "u4", "s4", "b1", "s32"})
@@ -88,11 +88,14 @@ def register_kind(cell: str, row) -> str | None:
     return None
 
 
-def register_count(cell: str, row, params=()) -> str | None:
+def register_count(cell: str, row, params=(), holds=None) -> str | None:
     """The number of registers the cell names against the table's `count:`. fragment-shape holds
     the count to the element list, and the formulas' domain to both, so a number changed in the
-    cell alone ("four .f16x2 registers" made "two") is seen here or nowhere; it is refuted at the
-    cell, the one place that disagrees, with the count's place named."""
+    cell alone ("four .f16x2 registers" made "two") is seen here or nowhere. `holds`: (threads,
+    elements) of the fragment, the threads of one computation and the elements of its matrix
+    (the compressed A's for a sparse A). Where `count:` registers hold them all, the cell is the
+    edit, refuted there with the count's place named; where they do not (the count and the
+    element list cut together), the count is, refuted at `count:`, with what it leaves out."""
     said = _REGISTERS.search(cell)
     if said is None:
         return None  # "1, 2, or 4 32-bit registers" (ldmatrix & co.) names the choices of .num, not a count
@@ -105,16 +108,31 @@ def register_count(cell: str, row, params=()) -> str | None:
         n, how = (value // d if value % d == 0 else None), f"N/{d} (at N = {value}: {value / d:g})"
     if n == row.count:
         return None
-    at = getattr(row, "count_span", None)
-    return f"says {how} .{said.group(3)} registers, where the table gives count: {row.count}" + (f" (at {at})" if at else "")
+    at, why = getattr(row, "count_span", None), f"says {how} .{said.group(3)} registers, where the table gives count: {row.count}"
+    per = _per(row)
+    if holds is not None and per is not None and at is not None and row.count * per * holds[0] != holds[1]:
+        threads, whole = holds
+        return Located(f"{why}: {row.count} x {per} elements x {threads} threads hold {row.count * per * threads} "
+                       f"of the fragment's {whole}", at,
+                       "the count is the cell's: correct it; if the document prints the cell so, keep it and add an erratum")
+    return why + (f" (at {at})" if at else "")
 
 
-def register_words(cell: str, row, params=()) -> str | None:
+def _per(row) -> int | None:
+    """Elements a register of the row holds: as written, else from the widths (fragment-shape's reading)."""
+    if row.per_register is not None:
+        return row.per_register
+    bits = [max(TYPE_BITS.get(t, 0), getattr(row, "container_bits", None) or 0) for t in getattr(row, "types", ())]
+    reg = KIND_BITS.get(row.kind)
+    return reg // bits[0] if bits and bits[0] and reg and reg % bits[0] == 0 else None
+
+
+def register_words(cell: str, row, params=(), holds=None) -> str | None:
     kind = register_kind(cell, row)
     if kind is not None:
         return Located(kind, getattr(row, "kind_span", None), "the kind is the cell's: correct it; if the document "
                        "prints the cell so, keep it and add an erratum")
-    count = register_count(cell, row, params)
+    count = register_count(cell, row, params, holds)
     if count is not None:
         return count
     each = _EACH.search(cell)
@@ -196,10 +214,11 @@ def _texts(spec, resolve):
             referee = named_types(caption) or set(f.types)
             cells = [cell_element_types(_apply(r.fragment, _errata(f, "fragment", k), "fragment", k))
                      for k, r in enumerate(f.table)]
+            holds = (len(f.domains()[0][1]), f.rows * f.cols)  # one computation's threads, its matrix
             for k, row in enumerate(f.table):
                 others = set().union(*cells[:k], *cells[k + 1:])
                 yield f, "fragment", k, row.fragment, row.fragment_span or row.span, {
-                    "register-words": lambda t, row=row, f=f: register_words(t, row, f.params),
+                    "register-words": lambda t, row=row, f=f, holds=holds: register_words(t, row, f.params, holds),
                     "types-named": lambda t, row=row, referee=referee, others=others: cell_types(t, row, referee, others),
                     "wording": wording}
                 if row.elements is not None:

@@ -89,6 +89,12 @@ def test_register_count_passes_and_fails():
     assert wording.register_count(wg, Row("f16x2", 32), (("N", 64),)) == \
         "says N/4 (at N = 64: 16) .f16x2 registers, where the table gives count: 32"
     assert "no parameter N" in wording.register_count(wg, Row("f16x2", 2))
+    # the place: the cell where `count:` registers hold the whole fragment, else the count
+    at_count = Row("f16x2", 2, 2)
+    at_count.count_span = "x.yaml:23:32"
+    assert not hasattr(wording.register_count(cell, at_count, holds=(32, 128)), "span")
+    why = wording.register_count(cell, at_count, holds=(32, 256))
+    assert why.span == "x.yaml:23:32" and why.endswith("2 x 2 elements x 32 threads hold 128 of the fragment's 256")
     # the choices of ldmatrix's .num, or a cell naming no number, claim no count
     assert wording.register_count("consisting of 1, 2, or 4 32-bit registers", Row("b32", 2)) is None
     assert wording.register_count("A vector expression of registers", Row("b32", 2)) is None
@@ -130,7 +136,7 @@ def test_cell_types_passes_and_fails():
     assert why == "names .s8, .u8, where the table row gives types: .e4m3, .u8" and why.span == "x.yaml:167:20"
 
 
-@pytest.mark.parametrize("name, edits, want", ids=["count", "type", "singular-total", "types-swapped", "wgmma-count"],
+@pytest.mark.parametrize("name, edits, want", ids=["count", "type", "singular-total", "types-swapped", "wgmma-count", "count-and-list"],
                          argvalues=[
     # "four .f16x2 registers" made "two": the count, per register and element list still agree
     ("m16n8k16.yaml", [(22, "containing four .f16x2", "containing two .f16x2")],
@@ -152,6 +158,10 @@ def test_cell_types_passes_and_fails():
     ("m64nNk16.yaml", [(67, "N/4 number of", "N/2 number of")],
      [("D.float[N=8]", "register-words", 67, 17, "the Fragment cell of D.float[N=8] (table row 1) says N/2 "
        "(at N = 8: 4) .f16x2 registers, where the table gives count: 2 (at {out}:68:26)")]),
+    # the count cut with the element list (covers fails too): the count is the edit, refuted there
+    ("m8n8k32.yaml", [(52, "count: 2", "count: 1"), (53, "c0, c1", "c0")],
+     [("C.s32", "register-words", 52, 32, "the Fragment cell of C.s32 (table row 1) says two .s32 registers, "
+       "where the table gives count: 1: 1 x 1 elements x 32 threads hold 32 of the fragment's 64")]),
 ])
 def test_a_fragment_cell_and_its_table_edited_apart_are_refuted_at_the_edit(tmp_path, run, name, edits, want):
     """An edit of the Fragment cell's register count or element types, or of a row's types, that
@@ -168,6 +178,11 @@ def test_a_fragment_cell_and_its_table_edited_apart_are_refuted_at_the_edit(tmp_
     r = run("prove", str(out), "--format", "json")
     bad = [x for x in json.loads(r.out)["results"] if x["verdict"] != "PROVED" and not x["erratum"] and not x["declared"]]
     assert r.code == 1
+    # every other property and theorem holds, but where the element list is cut too: covers, and the
+    # theorem and relations that read the fragment
+    assert all(x["property"] in ("covers", "dimensions", "relation") and len(edits) == 2 and "c0" in edits[1][2]
+               for x in bad if x["property"] not in wording.WORD_CHECKS)
+    bad = [x for x in bad if x["property"] in wording.WORD_CHECKS]
     assert [(x["fragment"], x["property"], x["location"]) for x in bad] == \
         [(fid, check, f"{out}:{line}:{col}") for fid, check, line, col, _ in want]
     for x, (*_, message) in zip(bad, want):
