@@ -105,7 +105,8 @@ def register_count(cell: str, row, params=(), holds=None) -> str | None:
         value, d = dict(params).get("N"), int(said.group(2))
         if value is None:
             return f"says N/{d} .{said.group(3)} registers, but the shape has no parameter N"
-        n, how = (value // d if value % d == 0 else None), f"N/{d} (at N = {value}: {value / d:g})"
+        exact = d != 0 and value % d == 0  # a cell's "N/0" or "N/3" is no count of registers
+        n, how = (value // d if exact else None), f"N/{d}" + (f" (at N = {value}: {value / d:g})" if d else "")
     if n == row.count:
         return None
     at, why = getattr(row, "count_span", None), f"says {how} .{said.group(3)} registers, where the table gives count: {row.count}"

@@ -89,6 +89,8 @@ def test_register_count_passes_and_fails():
     assert wording.register_count(wg, Row("f16x2", 32), (("N", 64),)) == \
         "says N/4 (at N = 64: 16) .f16x2 registers, where the table gives count: 32"
     assert "no parameter N" in wording.register_count(wg, Row("f16x2", 2))
+    assert wording.register_count(wg.replace("N/4", "N/0"), Row("f16x2", 16), (("N", 64),)) == \
+        "says N/0 .f16x2 registers, where the table gives count: 16"
     # the place: the cell where `count:` registers hold the whole fragment, else the count
     at_count = Row("f16x2", 2, 2)
     at_count.count_span = "x.yaml:23:32"
