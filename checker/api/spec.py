@@ -153,13 +153,16 @@ def load(path: str, as_printed: bool = False) -> Spec:
     text says (a layout whose printed text does not parse raises `checker.LayoutError` when asked
     for a cell).
 
-    A file that cannot be read or is malformed raises `checker.SpecError` with its file:line:col.
+    A file that cannot be read, is malformed, or that `checker validate` refuses raises
+    `checker.SpecError` with its file:line:col.
     """
     from checker.errors import UsageError
     from checker.files import is_relations_file
-    from checker.spec.load import load_spec
+    from checker.spec.checked import load_checked
 
     path = str(path)
     if is_relations_file(path):
         raise UsageError(f"{path} holds relations between fragments, not a spec: checker.prove({path!r}) proves them")
-    return Spec(path, load_spec(path), as_printed)
+    # validate's gate, as every command's: a formula, element list or erratum is otherwise read
+    # only when its fragment is asked for, so a spec validate refuses would load and answer
+    return Spec(path, load_checked(path), as_printed)

@@ -98,6 +98,25 @@ def spec_files(paths) -> list:
     return files
 
 
+def gate(files) -> dict:
+    """{spec file: its Spec} of `files`, each through validate's gate (checker/spec/checked.py)
+    and each relations file through its loader, before the command uses any of them: the first
+    one validate refuses raises its located SpecError (exit 3). A command that reads only the
+    fragments something else names (conformance's reference entries, the report's pages) would
+    otherwise run on a spec whose other fragments, errata or "same as" names are malformed."""
+    from checker.files import is_relations_file
+    from checker.spec.checked import load_checked
+    from checker.theorems.relations import load_relations
+
+    specs = {}
+    for path in files:
+        if is_relations_file(path):
+            load_relations(path)
+        else:
+            specs[path] = load_checked(path)
+    return specs
+
+
 def load_fragment(path, fid):
     """(spec, fragment) of fragment `fid` of the spec file; a usage error naming the ones it has."""
     from checker.spec.checked import load_checked

@@ -4,7 +4,7 @@ modelled. Exit 0 when every verdict is what its entry expects (current: equal; h
 from __future__ import annotations
 
 from checker import outputs
-from checker.commands.common import check_outputs, command, spec_files
+from checker.commands.common import check_outputs, command, gate, spec_files
 
 NAME = "conformance"
 
@@ -30,6 +30,7 @@ def run(args, out, err) -> int:
 
     check_outputs(args)
     files = spec_files(args.paths or ["specs"])
+    gate(files)
     verdicts = conformance.run(files, args.references)
     text = {"text": render.render_text, "markdown": render.render_markdown, "json": render.render_json}[args.format](
         verdicts)

@@ -15,7 +15,9 @@ def add(sub) -> None:
     df = command(sub, NAME, "what an edit changes: entries that move, fragments, verdicts",
                  "Compare two versions of a spec: which (lane, element) entries move to another cell, which "
                  "fragments appear or go, which verdicts change, for the files and their scope. Exit 1 when "
-                 "a verdict gets worse (the CI gate, docs/gate.md).",
+                 "a verdict gets worse (the CI gate, docs/gate.md); exit 3 when the new version is a spec that "
+                 "validate refuses, said at its file:line:col (an old version that does not load is listed: "
+                 "an edit that mends it passes).",
                  ["checker diff old/m16n8k16.yaml specs/m16n8k16.yaml",
                   "checker diff --base origin/main specs/ --format markdown --output diff.md"])
     df.add_argument("paths", nargs="*", metavar="SPEC",
@@ -55,4 +57,9 @@ def run(args, out, err) -> int:
         outputs.write_text(args.output, report, "--output")
     else:
         out.write(report)
-    return 1 if any(d.worse for d in diffs) else 0
+    # a new version validate refuses is a spec error, as in every command: said located, exit 3 (an
+    # old version's error, or a removed file's, is listed but fails nothing: mending or removing a
+    # broken spec must pass the gate)
+    refused = list(dict.fromkeys(m for d in diffs if d.status != "removed" for m in d.refused))
+    err.write("".join(f"{m}\n" for m in refused))
+    return 3 if refused else 1 if any(d.worse for d in diffs) else 0

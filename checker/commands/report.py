@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import time
 
-from checker.commands.common import add_jobs, add_specs, check_outputs, command, positive_jobs, spec_files
+from checker.commands.common import add_jobs, add_specs, check_outputs, command, gate, positive_jobs, spec_files
 from checker.errors import UsageError
 from checker.report.folder import TIMINGS, committed_timings, stale, write
 
@@ -37,6 +37,8 @@ def run(args, out, err) -> int:
     if not args.check:
         check_outputs(args)
     files = spec_files(args.paths)
+    # before anything is written or compared: a page is never drawn from a spec validate refuses
+    gate(files)
     dumps = args.dumps or os.path.join(args.out, "hardware")
     t0 = time.perf_counter()
     if args.check:

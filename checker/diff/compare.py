@@ -11,7 +11,7 @@ from checker.files import is_relations_file
 from checker.bounded import GitError, run_bounded, same_bytes, shown
 from checker.errors import SourceSpan, SpecError, UsageError
 from checker.prover import Options, prove_paths
-from checker.spec.load import load_spec
+from checker.spec.checked import load_checked
 from checker.spec.reading import materialize
 from checker.spec.yamlload import MAX_BYTES
 
@@ -28,6 +28,9 @@ class SpecDiff:
     removed: list = field(default_factory=list)
     verdicts: list = field(default_factory=list)  # (what, old verdict or None, new verdict or None)
     errors: list = field(default_factory=list)  # a version that does not load: its message
+    # the new version's, as validate says them: file:line:col first (exit 3). An old version that
+    # does not load is listed in `errors` but fails nothing: an edit that mends a broken spec must pass
+    refused: list = field(default_factory=list)
     why: dict = field(default_factory=dict)  # what -> (location, message, replay) of a verdict not good now
     related: list = field(default_factory=list)  # SpecDiff of the scope's other files whose verdicts changed
     changes: list = field(default_factory=list)  # what a section says beyond its fragments: "same as" targets
@@ -35,7 +38,7 @@ class SpecDiff:
 
     @property
     def worse(self) -> bool:
-        return self.status != "removed" and (bool(self.errors) or any(
+        return self.status != "removed" and (bool(self.refused) or any(
             new is not None and new not in GOOD and (old is None or old in GOOD) for _, old, new in self.verdicts))
 
 
@@ -118,6 +121,18 @@ def _readings(spec) -> dict:
     return out
 
 
+def _checked(path: str):
+    """The spec at `path` through validate's gate, or None for a relations file once its loader
+    accepts it: entries are computed from a version only where validate would accept it (a
+    fragment it refuses is otherwise read as no map, and the diff says it moved nowhere)."""
+    if is_relations_file(path):
+        from checker.theorems.relations import load_relations
+
+        load_relations(path)
+        return None
+    return load_checked(path)
+
+
 def diff_files(old: str | None, new: str | None, label: str, old_label: str | None = None,
                old_error: SpecError | None = None) -> SpecDiff:
     """`old_label`: how to name the old file in messages (`REV:path` for a file from git history,
@@ -128,15 +143,20 @@ def diff_files(old: str | None, new: str | None, label: str, old_label: str | No
     if old_error is not None:
         d.errors.append(f"old version: {old_error}")
     for name, path in (("old", old), ("new", new)):
-        if path is None or is_relations_file(path):
+        if path is None:
             continue
         try:
-            specs[name] = load_spec(path)
+            spec = _checked(path)
         except SpecError as exc:
             message = str(exc)
             if name == "old" and old_label:
                 message = message.replace(path, old_label)
             d.errors.append(f"{name} version: {message}")
+            if name == "new":
+                d.refused.append(message)
+        else:
+            if spec is not None:
+                specs[name] = spec
     if "old" in specs and "new" in specs:
         a, b = _readings(specs["old"]), _readings(specs["new"])
         d.added = [f for f in b if f not in a]

@@ -2,10 +2,13 @@
 
 Loading (checker/spec/load.py) checks the structure and the file's own meaning; a formula, an
 element list or an erratum's printed text is only parsed, lowered and bounded when its fragment
-is read. A command that read one fragment (where, eval, export, table) or none (simulate's list,
-probe --compile-only) would otherwise exit 0 on a spec that validate refuses with exit 3.
-`checker prove` is the exception: it reads every fragment itself and reports each failure as
-that fragment's located result (checker/loading.py).
+is read. A command that read one fragment (where, eval, export, table), the fragments something
+else names (conformance's reference entries, diff's moved entries) or none (simulate's list,
+probe --compile-only) would otherwise exit 0 on a spec that validate refuses with exit 3, and
+`checker.load` would answer from it. `checker prove` is the exception (and `errata`, which
+proves): it reads every fragment itself and reports each failure as that fragment's located
+result (checker/loading.py). `report` proves too, but draws pages from the specs it is given,
+so it gates them first (checker/commands/common.py `gate`).
 """
 from __future__ import annotations
 

@@ -279,7 +279,8 @@ class _Meaning:
                                        reg.get("per_register"), elements, self.span(rpath),
                                        reg.get("container_bits"), reg.get("out_of"), r.get("elements_note"),
                                        self.span(rpath + ["fragment"]), r.get("miscellaneous"), valid,
-                                       self.span(rpath + ["registers", "kind"])))
+                                       self.span(rpath + ["registers", "kind"]),
+                                       self.span(rpath + ["registers", "count"]), self.span(rpath + ["types"])))
         if params and all(row.values is not None and params[0][1] not in row.values for row in rows):
             raise SpecError(self.span(fpath + ["table"]), f"{params[0][0]} = {params[0][1]} is a value of the shape's "
                             f"parameter, but no row of {fr['id']}'s table gives it")

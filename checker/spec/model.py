@@ -55,6 +55,8 @@ class TableRow:
     miscellaneous: str | None = None  # wgmma: the Miscellaneous Information cell (the values of N)
     values: tuple | None = None  # the parameter's values this row's types exist at; None: every one
     kind_span: SourceSpan | None = None  # registers' kind: where a kind the Fragment cell does not name is refuted
+    count_span: SourceSpan | None = None  # registers' count, named where the Fragment cell says another
+    types_span: SourceSpan | None = None  # where types the Fragment cell does not name are refuted, when the cell agrees with its caption
 
 
 @dataclass(frozen=True)

@@ -3,15 +3,17 @@ Elements cells and the mma.sp "same as" sentences.
 
 Four checks, each a plain reading of what the words claim against what the tables give:
 
-  types-named      a title, caption or sentence that names types names the ones its tables have
-                   (a title: the multiplicand types of its section; a caption: its fragment's
-                   types; a "same as" sentence: only types of the section it refers to, and each
+  types-named      a title, caption, Fragment cell or sentence that names types names the ones
+                   its tables have (a title: the multiplicand types of its section; a caption: its
+                   fragment's types; a Fragment cell: its row's `types:`, its register kinds aside;
+                   a "same as" sentence: only types of the section it refers to, and each
                    fragment it names has them: a B its own, a C/D its section's A and B), and
                    "integer" / "floating point" agree with them
   register-words   the registers the cell names (".f16x2 registers", "32-bit registers") are the
-                   table's kind; "each register containing N .T elements" fits the register
-                   (N x bits(T)) and is the table's per-register count; "containing N elements"
-                   without "each" is the row's total
+                   table's kind, and as many as its `count:` ("four", "a single", wgmma's "N/4
+                   number of" at the instance's N); "each register containing N .T elements" fits
+                   the register (N x bits(T)) and is the table's per-register count; "containing
+                   N elements" without "each" is the row's total
   wording          no word doubled ("matrix matrix"), no space before a comma
   elements-listed  every row of a dense fragment's table lists its elements
 
@@ -23,18 +25,20 @@ from __future__ import annotations
 import re
 
 from checker.results import PROVED, REFUTED, Result
-from checker.spec.model import WORD_CHECKS
+from checker.spec.model import KIND_BITS, TYPE_BITS, WORD_CHECKS
 
 _TYPE = re.compile(r"\.(f16x2|bf16|f16|tf32|f32|f64|e4m3|e5m2|e3m2|e2m3|e2m1|u8|s8|u4|s4|b1|s32|b32|b16|b64)\b")
 _INTEGER = frozenset({"u8", "s8", "u4", "s4", "b1", "s32"})
 _BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8,
          "e2m1": 4, "u8": 8, "s8": 8, "u4": 4, "s4": 4, "b1": 1, "s32": 32}
 _REGISTER_BITS = {"f16x2": 32, "b32": 32, "f32": 32, "s32": 32, "f64": 64, "b64": 64}
-_NUMBER = {"a single": 1, "one": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 16, "thirty two": 32}
+_NUMBER = {"a single": 1, "single": 1, "one": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 16, "thirty two": 32}
 _COUNT = "|".join(sorted(_NUMBER, key=len, reverse=True))
 _EACH = re.compile(rf"\beach (?:register )?containing ({_COUNT}) (?:non-zero )?`?\.(\w+)`?")
-_TOTAL = re.compile(rf"registers?,? containing ({_COUNT}) `?\.(\w+)`? elements")
+_TOTAL = re.compile(rf"registers?,? containing ({_COUNT}) `?\.(\w+)`? elements?\b")
 _KIND = re.compile(r"`?\.(\w+)`?\s+registers?\b")  # "four .f16x2 registers", "a single `.b32` register"
+# "four .f16x2 registers", "of a single `.b32` register", wgmma's "N/4 number of `.f16x2` registers"
+_REGISTERS = re.compile(rf"\b(?:({_COUNT})|N/(\d+) number of)\s+`?\.(\w+)`?\s+registers?\b")
 _WIDTH = re.compile(r"\b(\d+)-bit registers?\b")  # ldmatrix & co.: "1, 2, or 4 32-bit registers"
 
 
@@ -84,11 +88,54 @@ def register_kind(cell: str, row) -> str | None:
     return None
 
 
-def register_words(cell: str, row) -> str | None:
+def register_count(cell: str, row, params=(), holds=None) -> str | None:
+    """The number of registers the cell names against the table's `count:`. fragment-shape holds
+    the count to the element list, and the formulas' domain to both, so a number changed in the
+    cell alone ("four .f16x2 registers" made "two") is seen here or nowhere. `holds`: (threads,
+    elements) of the fragment, the threads of one computation and the elements of its matrix
+    (the compressed A's for a sparse A). Where `count:` registers hold them all, the cell is the
+    edit, refuted there with the count's place named; where they do not (the count and the
+    element list cut together), the count is, refuted at `count:`, with what it leaves out."""
+    said = _REGISTERS.search(cell)
+    if said is None:
+        return None  # "1, 2, or 4 32-bit registers" (ldmatrix & co.) names the choices of .num, not a count
+    if said.group(1):
+        n, how = _NUMBER[said.group(1)], said.group(1)
+    else:
+        value, d = dict(params).get("N"), int(said.group(2))
+        if value is None:
+            return f"says N/{d} .{said.group(3)} registers, but the shape has no parameter N"
+        exact = d != 0 and value % d == 0  # a cell's "N/0" or "N/3" is no count of registers
+        n, how = (value // d if exact else None), f"N/{d}" + (f" (at N = {value}: {value / d:g})" if d else "")
+    if n == row.count:
+        return None
+    at, why = getattr(row, "count_span", None), f"says {how} .{said.group(3)} registers, where the table gives count: {row.count}"
+    per = _per(row)
+    if holds is not None and per is not None and at is not None and row.count * per * holds[0] != holds[1]:
+        threads, whole = holds
+        return Located(f"{why}: {row.count} x {per} elements x {threads} threads hold {row.count * per * threads} "
+                       f"of the fragment's {whole}", at,
+                       "the count is the cell's: correct it; if the document prints the cell so, keep it and add an erratum")
+    return why + (f" (at {at})" if at else "")
+
+
+def _per(row) -> int | None:
+    """Elements a register of the row holds: as written, else from the widths (fragment-shape's reading)."""
+    if row.per_register is not None:
+        return row.per_register
+    bits = [max(TYPE_BITS.get(t, 0), getattr(row, "container_bits", None) or 0) for t in getattr(row, "types", ())]
+    reg = KIND_BITS.get(row.kind)
+    return reg // bits[0] if bits and bits[0] and reg and reg % bits[0] == 0 else None
+
+
+def register_words(cell: str, row, params=(), holds=None) -> str | None:
     kind = register_kind(cell, row)
     if kind is not None:
         return Located(kind, getattr(row, "kind_span", None), "the kind is the cell's: correct it; if the document "
                        "prints the cell so, keep it and add an erratum")
+    count = register_count(cell, row, params, holds)
+    if count is not None:
+        return count
     each = _EACH.search(cell)
     if each:
         n, type_ = _NUMBER[each.group(1)], each.group(2)
@@ -104,6 +151,36 @@ def register_words(cell: str, row) -> str | None:
         if n != want:
             return f"says {total.group(1)} elements in all; {row.count} x .{row.kind} registers hold {want}"
     return None
+
+
+def cell_element_types(cell: str) -> set:
+    """The element types a Fragment cell names: "four .f32 registers" names a register kind,
+    "four .f32 elements" a type."""
+    return named_types(_KIND.sub(" ", cell))
+
+
+def cell_types(cell: str, row, referee=None, others=frozenset()) -> str | None:
+    """The element types a Fragment cell names are exactly its row's `types:`; a cell that names
+    none ("of four `.f32` registers.") claims none. Where they differ one side was edited, and
+    the place to point at is the side the fragment's other words disagree with. `referee`: the
+    types its caption names (else every row's); `others`: those the other rows' cells name. A
+    cell naming a type outside the referee, or one another row's cell names, is the edit (".f16"
+    made ".u8", or another row's type), refuted at the cell; otherwise the cell is the
+    document's and the row's `types:` the edit (a type dropped, two rows' types swapped),
+    refuted there. The message names the other place either way."""
+    named, have = cell_element_types(cell), set(row.types)
+    if not named or named == have:
+        return None
+    at = getattr(row, "types_span", None)
+    if at is not None and referee is not None and named <= set(referee) and not named & set(others):
+        return Located(f"names {_dotted(named)}, where the table row gives types: {_dotted(have)}", at,
+                       "the types are the cell's: correct them; if the document prints the cell so, keep it and add "
+                       "an erratum")
+    return f"names {_dotted(named)}, where the table row gives types: {_dotted(have)}" + (f" (at {at})" if at else "")
+
+
+def _dotted(types) -> str:
+    return ", ".join("." + t for t in sorted(types))
 
 
 def wording(text: str) -> str | None:
@@ -134,9 +211,17 @@ def _texts(spec, resolve):
                 kinds = tuple(r.kind for r in f.table)
                 yield f, "caption", None, f.caption, f.caption_span or f.span, {
                     "types-named": lambda t, f=f, kinds=kinds: types_named(t, f.types, kinds), "wording": wording}
+            caption = _apply(f.caption or "", _errata(f, "caption", None), "caption", None)
+            referee = named_types(caption) or set(f.types)
+            cells = [cell_element_types(_apply(r.fragment, _errata(f, "fragment", k), "fragment", k))
+                     for k, r in enumerate(f.table)]
+            holds = (len(f.domains()[0][1]), f.rows * f.cols)  # one computation's threads, its matrix
             for k, row in enumerate(f.table):
+                others = set().union(*cells[:k], *cells[k + 1:])
                 yield f, "fragment", k, row.fragment, row.fragment_span or row.span, {
-                    "register-words": lambda t, row=row: register_words(t, row), "wording": wording}
+                    "register-words": lambda t, row=row, f=f, holds=holds: register_words(t, row, f.params, holds),
+                    "types-named": lambda t, row=row, referee=referee, others=others: cell_types(t, row, referee, others),
+                    "wording": wording}
                 if row.elements is not None:
                     yield f, "elements", k, row.elements.text, row.elements.span(0), {"wording": wording}
                 if f.sparsity is None or f.operand != "A":
@@ -265,5 +350,5 @@ def _quote(text: str) -> str:
     return f"“{text[:160]}{'…' if len(text) > 160 else ''}”" if text else "(empty)"
 
 
-__all__ = ["WORD_CHECKS", "check", "named_types", "register_kind", "register_words", "same_as_types", "types_named",
+__all__ = ["WORD_CHECKS", "cell_element_types", "cell_types", "check", "named_types", "register_count", "register_kind", "register_words", "same_as_types", "types_named",
            "wording"]

@@ -137,7 +137,9 @@ def test_diff_base_reads_history_bounded(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "checker", "diff", "--base", "HEAD", "specs"], cwd=repo,
                           capture_output=True, text=True, timeout=120)
     text = proc.stdout + proc.stderr
-    assert "Traceback" not in text and proc.returncode == 1, text
+    # the old versions do not load, the new ones prove: an edit that mends a broken spec passes the
+    # gate, and the old versions' errors are listed
+    assert "Traceback" not in text and proc.returncode == 0, text
     assert "HEAD:specs/m8n8k32.yaml:1:1: error: file is not UTF-8 text" in text, text
     assert "HEAD:specs/m8n8k16.yaml:1:1: error: file is larger than 262144 bytes" in text, text
 

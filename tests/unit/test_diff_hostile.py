@@ -93,7 +93,7 @@ def test_a_huge_old_file_is_not_copied(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code, "diff", str(old), os.path.join(SPECS, "m8n8k32.yaml")],
                           cwd=ROOT, env=_env(tmp_path), capture_output=True, text=True, timeout=120)
     text = proc.stdout + proc.stderr
-    assert proc.returncode == 1 and "Traceback" not in text, text
+    assert proc.returncode == 0 and "Traceback" not in text, text  # an old version that does not load fails nothing
     assert f"{old}:1:1: error: file is larger than 262144 bytes" in text, text
     assert os.listdir(tmp_path / "tmp") == []
 

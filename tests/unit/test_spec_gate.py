@@ -140,3 +140,65 @@ def test_a_control_character_is_located_at_itself(run, tmp_path):
     r = run("validate", str(spec))
     assert r.code == 3 and r.err.startswith(f"{spec}:6:14: error: invalid YAML: unacceptable character #x001B: "
                                             "control characters are not allowed"), r.err
+
+
+def _refused(tmp_path, case):
+    """(spec file, validate's located line) of a spec validate refuses but whose other fragments
+    read: a "same as" name that is no fragment, or an element list naming an undefined element."""
+    import shutil
+
+    if case == "same-as":
+        shutil.copy(os.path.join(ROOT, "specs", "m16n8k64.yaml"), tmp_path)
+        spec, old, new, col = tmp_path / "m16n8k128.yaml", "fragments: [m16n8k64/C.s32]", "fragments: [m16n8k64/Zz]", 17
+        why = ("m16n8k64/Zz: expected a fragment of m16n8k64 (A.i4, B.i4, C.s32, A.sp.i8, A.sp.i4), "
+               "found none named 'Zz'")
+    else:
+        spec, old, new, col = (tmp_path / "m16n8k256.yaml", "            elements: c0, c1, c2, c3",
+                               "            elements: c0, c1, cX, c3", 31)
+        why = "element cX names 'X', which no 'where' clause defines"
+    text = open(os.path.join(ROOT, "specs", spec.name)).read()
+    assert text.count(old) == 1
+    spec.write_text(text.replace(old, new))
+    line = next(k for k, ln in enumerate(spec.read_text().splitlines(), 1) if new.strip() in ln)
+    return spec, f"{spec}:{line}:{col}: error: {why}"
+
+
+GATED = [["conformance", "{spec}"], ["report", "{spec}", "--out", "{tmp}/out"],
+         ["report", "{spec}", "--check", "--out", "{tmp}/out"],
+         ["diff", "{good}", "{spec}"], ["diff", "{spec}", "{good}"]]
+
+
+@pytest.mark.parametrize("case", ["same-as", "element"])
+@pytest.mark.parametrize("argv", GATED, ids=[" ".join(a[:3:2] if a[0] == "report" else a[:1]) + (
+    " old" if a[1] == "{spec}" and a[0] == "diff" else "") for a in GATED])
+def test_conformance_report_and_diff_refuse_what_validate_refuses(run, tmp_path, argv, case):
+    """conformance read only the fragments its reference entries name (exit 0 on a spec whose
+    "same as" name is no fragment); report drew its pages from the spec and said only "1 failing
+    results"; diff computed the entries of either version and exited 1. Each now says validate's
+    located error and exits 3, and report writes nothing. An old version diff refuses is listed
+    with that error, and the edit that mends it passes (exit 0): the gate must let a fix in."""
+    spec, want = _refused(tmp_path, case)
+    assert run("validate", str(spec)).err == want + "\n"
+    good = os.path.join(ROOT, "specs", spec.name)
+    r = run(*(a.format(spec=spec, good=good, tmp=tmp_path) for a in argv))
+    if argv == ["diff", "{spec}", "{good}"]:
+        assert r.code == 0 and f"old version: {want}" in r.out, r.out + r.err
+        return
+    assert r.code == 3, r.out + r.err
+    assert want in (r.out + r.err).splitlines(), r.out + r.err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("case", ["same-as", "element"])
+def test_the_api_refuses_what_validate_refuses(tmp_path, case):
+    """checker.load read a fragment only when asked for it: a spec validate refuses loaded, and
+    its good fragments answered. It raises checker.SpecError, located as validate says it."""
+    import checker
+
+    spec, want = _refused(tmp_path, case)
+    with pytest.raises(checker.SpecError) as caught:
+        checker.load(spec)
+    assert isinstance(caught.value, checker.CheckerError) and str(caught.value) == want
+    assert str(caught.value.span) == want.split(": error: ")[0]
+    with pytest.raises(checker.SpecError):
+        checker.load(str(spec), as_printed=True)

@@ -76,6 +76,122 @@ def test_a_register_kind_the_fragment_cell_does_not_name_is_refuted_at_its_line(
                                         "table gives kind: f32: “A vector expression containing four .f16x2 registers")
 
 
+def test_register_count_passes_and_fails():
+    cell = "A vector expression containing four .f16x2 registers, with each register containing two .f16 elements"
+    assert wording.register_count(cell, Row("f16x2", 4)) is None
+    assert wording.register_count(cell, Row("f16x2", 2)) == "says four .f16x2 registers, where the table gives count: 2"
+    assert wording.register_count("of a single `.b32` register, containing four `.u8`", Row("b32", 1)) is None
+    assert "says a single .b32 registers" in wording.register_count("of a single `.b32` register", Row("b32", 2))
+    assert wording.register_count("containing of two `.s32` registers.", Row("s32", 2)) is None
+    # wgmma: the count at the instance's N
+    wg = "containing N/4 number of `.f16x2` registers"
+    assert wording.register_count(wg, Row("f16x2", 16), (("N", 64),)) is None
+    assert wording.register_count(wg, Row("f16x2", 32), (("N", 64),)) == \
+        "says N/4 (at N = 64: 16) .f16x2 registers, where the table gives count: 32"
+    assert "no parameter N" in wording.register_count(wg, Row("f16x2", 2))
+    assert wording.register_count(wg.replace("N/4", "N/0"), Row("f16x2", 16), (("N", 64),)) == \
+        "says N/0 .f16x2 registers, where the table gives count: 16"
+    # the place: the cell where `count:` registers hold the whole fragment, else the count
+    at_count = Row("f16x2", 2, 2)
+    at_count.count_span = "x.yaml:23:32"
+    assert not hasattr(wording.register_count(cell, at_count, holds=(32, 128)), "span")
+    why = wording.register_count(cell, at_count, holds=(32, 256))
+    assert why.span == "x.yaml:23:32" and why.endswith("2 x 2 elements x 32 threads hold 128 of the fragment's 256")
+    # the choices of ldmatrix's .num, or a cell naming no number, claim no count
+    assert wording.register_count("consisting of 1, 2, or 4 32-bit registers", Row("b32", 2)) is None
+    assert wording.register_count("A vector expression of registers", Row("b32", 2)) is None
+    # register-words says it, with the count's place
+    row = Row("f16x2", 2)
+    row.count_span = "m16n8k16.yaml:23:32"
+    assert wording.register_words(cell, row) == \
+        "says four .f16x2 registers, where the table gives count: 2 (at m16n8k16.yaml:23:32)"
+    # a total in the singular is a total too
+    assert "says two elements in all" in wording.register_words(
+        "of a single `.b32` register, containing two `.tf32` element", Row("b32", 1))
+    assert wording.register_words("a single `.f64` register, containing single `.f64` element", Row("f64", 1)) is None
+
+
+class TypedRow(Row):
+    def __init__(self, types, types_span=None, **kw):
+        super().__init__(**kw)
+        self.types, self.types_span = types, types_span
+
+
+def test_cell_types_passes_and_fails():
+    cell = "containing two .b32 registers, with each register containing four .u8 / .s8 elements from the matrix A."
+    both = ("u8", "s8", "e4m3", "e5m2")
+    assert wording.cell_types(cell, TypedRow(("s8", "u8"))) is None
+    # register kinds are not element types; a cell that names no type claims none
+    assert wording.cell_types("containing four .f32 registers containing four .f32 elements", TypedRow(("f32",))) is None
+    assert wording.cell_types("A vector expression of four `.f32` registers.", TypedRow(("f64",))) is None
+    assert wording.cell_types(cell, TypedRow(("u8",))) == "names .s8, .u8, where the table row gives types: .u8"
+    # a type outside the caption's: the cell is the edit, refuted at the cell, the types' place named
+    why = wording.cell_types(cell.replace(".s8", ".bf16"), TypedRow(("u8", "s8"), "x.yaml:167:20"), both)
+    assert why == "names .bf16, .u8, where the table row gives types: .s8, .u8 (at x.yaml:167:20)"
+    assert not hasattr(why, "span")
+    # another row's types (its cell names them): the cell is the edit
+    why = wording.cell_types(cell.replace(".u8 / .s8", ".e4m3 / .e5m2"), TypedRow(("u8", "s8"), "x.yaml:167:20"),
+                             both, {"e4m3", "e5m2"})
+    assert not hasattr(why, "span")
+    # the caption's types, no other row's cell's: the row's types are the edit, refuted at `types:`
+    why = wording.cell_types(cell, TypedRow(("u8", "e4m3"), "x.yaml:167:20"), both, {"e4m3", "e5m2"} - {"e4m3"})
+    assert why == "names .s8, .u8, where the table row gives types: .e4m3, .u8" and why.span == "x.yaml:167:20"
+
+
+@pytest.mark.parametrize("name, edits, want", ids=["count", "type", "singular-total", "types-swapped", "wgmma-count", "count-and-list"],
+                         argvalues=[
+    # "four .f16x2 registers" made "two": the count, per register and element list still agree
+    ("m16n8k16.yaml", [(22, "containing four .f16x2", "containing two .f16x2")],
+     [("A.f16", "register-words", 22, 23, "the Fragment cell of A.f16 (table row 1) says two .f16x2 registers, "
+       "where the table gives count: 4 (at {out}:23:32)")]),
+    # ".f16 / .bf16 elements" made ".u8 / .bf16": two .u8 fit a .f16x2 register as well
+    ("m16n8k16.yaml", [(22, "two .f16 / .bf16", "two .u8 / .bf16")],
+     [("A.f16", "types-named", 22, 23, "the Fragment cell of A.f16 (table row 1) names .bf16, .u8, where the "
+       "table row gives types: .bf16, .f16 (at {out}:21:20)")]),
+    ("m16n8k4.yaml", [(57, "containing a single `.tf32` element", "containing two `.tf32` element")],
+     [("B.tf32", "register-words", 57, 17, "the Fragment cell of B.tf32 (table row 1) says two elements in all; "
+       "1 x .b32 registers hold 1")]),
+    # the two rows' types swapped under their cells: every width, count and caption still agrees
+    ("m16n8k16.yaml", [(167, "[u8, s8]", "[e4m3, e5m2]"), (171, "[e4m3, e5m2]", "[u8, s8]")],
+     [("A.i8", "types-named", 167, 20, "the Fragment cell of A.i8 (table row 1) names .s8, .u8, where the table "
+       "row gives types: .e4m3, .e5m2"),
+      ("A.i8", "types-named", 171, 20, "the Fragment cell of A.i8 (table row 2) names .e4m3, .e5m2, where the "
+       "table row gives types: .s8, .u8")]),
+    ("m64nNk16.yaml", [(67, "N/4 number of", "N/2 number of")],
+     [("D.float[N=8]", "register-words", 67, 17, "the Fragment cell of D.float[N=8] (table row 1) says N/2 "
+       "(at N = 8: 4) .f16x2 registers, where the table gives count: 2 (at {out}:68:26)")]),
+    # the count cut with the element list (covers fails too): the count is the edit, refuted there
+    ("m8n8k32.yaml", [(52, "count: 2", "count: 1"), (53, "c0, c1", "c0")],
+     [("C.s32", "register-words", 52, 32, "the Fragment cell of C.s32 (table row 1) says two .s32 registers, "
+       "where the table gives count: 1: 1 x 1 elements x 32 threads hold 32 of the fragment's 64")]),
+])
+def test_a_fragment_cell_and_its_table_edited_apart_are_refuted_at_the_edit(tmp_path, run, name, edits, want):
+    """An edit of the Fragment cell's register count or element types, or of a row's types, that
+    every layout property and theorem accepts: the words refute it, at the edited line."""
+    for sibling in os.listdir(SPECS):  # the scope reads the specs beside it
+        if sibling.endswith(".yaml"):
+            (tmp_path / sibling).write_text(open(os.path.join(SPECS, sibling), encoding="utf-8").read(), encoding="utf-8")
+    out = tmp_path / name
+    lines = out.read_text(encoding="utf-8").splitlines(keepends=True)
+    for line, old, new in edits:
+        assert lines[line - 1].count(old) == 1
+        lines[line - 1] = lines[line - 1].replace(old, new)
+    out.write_text("".join(lines), encoding="utf-8")
+    r = run("prove", str(out), "--format", "json")
+    bad = [x for x in json.loads(r.out)["results"] if x["verdict"] != "PROVED" and not x["erratum"] and not x["declared"]]
+    assert r.code == 1
+    # every other property and theorem holds, but where the element list is cut too: covers, and the
+    # theorem and relations that read the fragment
+    assert all(x["property"] in ("covers", "dimensions", "relation") and len(edits) == 2 and "c0" in edits[1][2]
+               for x in bad if x["property"] not in wording.WORD_CHECKS)
+    bad = [x for x in bad if x["property"] in wording.WORD_CHECKS]
+    assert [(x["fragment"], x["property"], x["location"]) for x in bad] == \
+        [(fid, check, f"{out}:{line}:{col}") for fid, check, line, col, _ in want]
+    for x, (*_, message) in zip(bad, want):
+        assert x["message"].startswith(message.format(out=out) + ": “"), x["message"]
+        assert "fragment: " + x["counterexample"]["text"] in out.read_text(encoding="utf-8").replace('"', "")
+
+
 class Frag:
     def __init__(self, operand, types):
         self.operand, self.types = operand, types
