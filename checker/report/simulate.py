@@ -29,7 +29,7 @@ def render_text(r: dict) -> str:
     lines.append("")
     lines.append("register images per lane (hex; element 0 in the low bits):")
     geo = r["geometry"]
-    head = "lane  " + "  ".join(f"{op}[{k}]".ljust(geo[op].reg_bits // 4) for op in "ABCD" for k in range(geo[op].count))
+    head = "lane  " + "  ".join(f"{op}[{k}]".ljust(geo[op].reg_bits // 4) for op in "ABCD" for k in range(geo[op].count)).rstrip()
     lines.append(head)
     for lane in range(32):
         cells = [f"{int(x):0{geo[op].reg_bits // 4}x}" for op in "ABCD" for x in r["registers"][op][lane]]

@@ -216,3 +216,20 @@ def test_opcode_counts_ignore_predicates():
     assert counts == {"BRA": 1, "HMMA.16816.F32": 2, "LDC.64": 1}
     assert sass.summarize(counts)["tensor_core"] == 2 and not sass.summarize(counts)["emulated"]
     assert sass.tensor_ops(counts) == "HMMA.16816.F32 x2"
+
+
+def test_each_summary_line_gives_its_own_parts_time(run):
+    """A crosscheck of mma and wgmma dumps printed the whole run's time on both summary lines,
+    which read as twice the time spent: the lines' times add up to no more than the run's."""
+    import re
+    import time
+
+    dumps = ["m16n8k16.row.col.f16.e4m3.e4m3.f16.dump.json.gz", "m64n24k16.f16.f16.f16.a_shared.wgmma.json.gz"]
+    t0 = time.perf_counter()
+    r = run("crosscheck", os.path.join(ROOT, "specs", "m16n8k16.yaml"), os.path.join(ROOT, "specs", "m64nNk16.yaml"),
+            *[x for d in dumps for x in ("--dumps", os.path.join(ROOT, "reports", "synthetic", d))])
+    wall = time.perf_counter() - t0
+    assert r.code == 0, r.out + r.err
+    times = [float(t) for t in re.findall(r"dumps \(.*; ([0-9.]+) s$", r.out, re.M)]
+    assert len(times) == 2, r.out
+    assert sum(times) <= wall + 0.01, (times, wall)
