@@ -1,6 +1,6 @@
 """The support table: every shape x type x layout of mma.sync and mma.sp that the PTX ISA defines,
 with each row's minimum PTX version and target (isa-support.yaml, from
-../shared/ptx-isa/mma-support-table.md), and what it says of one variant. The probe (which targets
+document/ptx-isa/mma-support-table.md), and what it says of one variant. The probe (which targets
 to build for, which minimums ptxas must confirm) and the coverage report (what is specified and
 proved against it) both read it here, so neither imports the other."""
 from __future__ import annotations

@@ -10,6 +10,8 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPECS = os.path.join(ROOT, "specs")
 CASES = os.path.join(ROOT, "tests", "cases")
+# the document the specs transcribe (NVIDIA's PTX ISA), vendored unmodified: document/README.md
+DOCUMENT = os.path.join(ROOT, "document")
 sys.path.insert(0, ROOT)
 # every test proves for real; tests/unit/test_cache.py turns the cache on where it tests it
 os.environ["CHECKER_NO_CACHE"] = "1"

@@ -21,9 +21,9 @@ def add(sub) -> None:
                  "(docs/specs.md says which). A field not found is an error at its first differing character, "
                  "with the document's nearest text, where it is, and a character diff. Exit 0: every field "
                  "found; 1: one not found; 2: usage; 3: a malformed spec or an unreadable document folder.",
-                 ["checker verbatim specs/ --document ../shared",
-                  "checker verbatim specs/m16n8k256.yaml --document ../shared/ptx-isa --format json",
-                  "checker verbatim specs/ --document 9.1=../shared/ptx-isa --document 9.2=../shared/ptx-isa-9.2"])
+                 ["checker verbatim specs/ --document document/",
+                  "checker verbatim specs/m16n8k256.yaml --document document/ptx-isa --format json",
+                  "checker verbatim specs/ --document 9.1=document/ptx-isa --document 9.2=document/ptx-isa-9.2"])
     add_specs(va, help="spec files, or folders of them (specs/); relations.yaml, which holds none of the "
                        "document's text, is passed over")
     va.add_argument("--document", action="append", required=True, metavar="DIR",

@@ -2,7 +2,7 @@
 .b1, the bit operation, each with the fragments that hold A, B, C and D.
 
 The type rules are the PTX ISA's (9.7.14.2 "Matrix Data-types", the syntax and shape-specific
-restrictions of 9.7.14.5.14), as tabulated in ../shared/ptx-isa/mma-support-table.md section 3e.
+restrictions of 9.7.14.5.14), as tabulated in document/ptx-isa/mma-support-table.md section 3e.
 """
 from __future__ import annotations
 

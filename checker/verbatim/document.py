@@ -1,5 +1,5 @@
 """The document a spec is checked against: a folder of Markdown or text files (the PTX ISA as
-`../shared` holds it), read as untrusted input.
+the repository's `document/` holds it), read as untrusted input.
 
 Every file is read with checker.bounded's reader (a regular file, never through a link, at most
 MAX_FILE bytes); the walk never follows a link either: a link that leads out of the folder is an
@@ -24,9 +24,9 @@ from checker.bounded import file_kind, read_regular, shown
 from checker.errors import SourceSpan, SpecError
 from checker.verbatim import normalise as nm
 
-MAX_FILE = 1 << 20  # bytes of one file (the largest of ../shared: 47 KB)
-MAX_TOTAL = 1 << 24  # bytes of all files together (../shared: 0.9 MB)
-MAX_FILES = 2000  # files read (../shared: 96)
+MAX_FILE = 1 << 20  # bytes of one file (the largest of document/: 47 KB)
+MAX_TOTAL = 1 << 24  # bytes of all files together (document/: 0.64 MB)
+MAX_FILES = 2000  # files read (document/: 95)
 MAX_ENTRIES = 20000  # folder entries looked at, whatever they are
 MAX_DEPTH = 16
 MAX_ERRORS = 50  # errors kept: enough to see what is wrong, never a flood

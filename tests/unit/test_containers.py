@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, SPECS
+from conftest import DOCUMENT, SPECS
 
 from checker.results import REFUTED
 from checker.errors import SpecError
@@ -19,7 +19,6 @@ from checker.spec.load import load_spec
 from checker.theorems import containers as theorem
 
 PACKED = ("ldmatrix.m8n16.yaml", "ldmatrix.m16n16.yaml")
-SHARED = os.path.join(ROOT, "..", "shared")
 FILES_9_2 = {"9.7.14.5.14": "14-warp-level-mma/mma/mma-instruction-syntax-description.md",
              "9.7.14.6.3": "14-warp-level-mma/mma-sp/mma-sp-instruction.md"}
 
@@ -35,12 +34,10 @@ def _words(text):
 # --- the document's words ----------------------------------------------------------------------
 
 def test_every_container_sentence_is_verbatim_in_9_1():
-    if not os.path.isdir(os.path.join(SHARED, "ptx-isa")):
-        pytest.skip("shared/ptx-isa is not beside this checkout")
     checked = 0
     for name in PACKED:
         for section, title, seed, versions, stated in _spec(name).containers.document:
-            text = " ".join(open(os.path.join(SHARED, seed), encoding="utf-8").read().split())
+            text = " ".join(open(os.path.join(DOCUMENT, seed), encoding="utf-8").read().split())
             assert f"## {section}. {title}" in text, (name, section)
             for sentence in stated:
                 assert " ".join(sentence.split()) in text, (name, sentence)
@@ -49,12 +46,10 @@ def test_every_container_sentence_is_verbatim_in_9_1():
 
 
 def test_every_container_sentence_reads_word_for_word_in_9_2():
-    if not os.path.isdir(os.path.join(SHARED, "ptx-isa-9.2")):
-        pytest.skip("shared/ptx-isa-9.2 is not beside this checkout")
     for name in PACKED:
         for section, title, _, versions, stated in _spec(name).containers.document:
             assert versions == ("9.1", "9.2")
-            text = _words(open(os.path.join(SHARED, "ptx-isa-9.2", FILES_9_2[section]), encoding="utf-8").read())
+            text = _words(open(os.path.join(DOCUMENT, "ptx-isa-9.2", FILES_9_2[section]), encoding="utf-8").read())
             assert _words(f"{section}. {title}") in text
             for sentence in stated:
                 assert _words(sentence) in text, (name, sentence)

@@ -12,7 +12,7 @@ import re
 import pytest
 import yaml
 
-from conftest import ROOT, SPECS
+from conftest import DOCUMENT, ROOT, SPECS
 
 from checker.formula.evaluate import warp_table
 from checker.spec.load import load_spec
@@ -21,7 +21,6 @@ from checker.spec.reading import materialize
 DATA = os.path.join(ROOT, "checker", "references", "data")
 MOVEMENT = sorted(p for p in glob.glob(os.path.join(SPECS, "*.yaml"))
                   if os.path.basename(p).split(".")[0] in ("ldmatrix", "stmatrix", "movmatrix"))
-SHARED = os.path.join(ROOT, "..", "shared")
 
 
 # --- a tiny evaluation of the published encodings ---------------------------------------------
@@ -261,12 +260,10 @@ def _texts(spec):
 
 
 def test_every_stated_sentence_caption_and_operand_sentence_is_verbatim_in_9_1():
-    if not os.path.isdir(os.path.join(SHARED, "ptx-isa")):
-        pytest.skip("shared/ptx-isa is not beside this checkout")
     checked = 0
     for name, spec in SPECS_BY_NAME.items():
         for sec in spec.sections:
-            text = _norm(open(os.path.join(SHARED, sec.seed), encoding="utf-8").read())
+            text = _norm(open(os.path.join(DOCUMENT, sec.seed), encoding="utf-8").read())
             assert f"## {sec.section}. " in text and _words(sec.title) in _words(text)
             for sentence in list(sec.stated) + [f.table[0].fragment for f in sec.fragments]:
                 assert _norm(sentence) in text, (name, sentence)
@@ -277,9 +274,7 @@ def test_every_stated_sentence_caption_and_operand_sentence_is_verbatim_in_9_1()
 
 
 def test_every_stated_sentence_reads_word_for_word_in_9_2():
-    folder = os.path.join(SHARED, "ptx-isa-9.2", "14-warp-level-mma", "mma")
-    if not os.path.isdir(folder):
-        pytest.skip("shared/ptx-isa-9.2 is not beside this checkout")
+    folder = os.path.join(DOCUMENT, "ptx-isa-9.2", "14-warp-level-mma", "mma")
     files = {"9.7.14.5.15": "ldmatrix.md", "9.7.14.5.16": "stmatrix.md", "9.7.14.5.17": "movmatrix.md"}
     for name, spec in SPECS_BY_NAME.items():
         for sec in spec.sections:
@@ -293,8 +288,7 @@ def test_every_stated_sentence_reads_word_for_word_in_9_2():
 
 
 def test_a_changed_word_fails_the_verbatim_check():
-    text = _norm(open(os.path.join(SHARED, "ptx-isa", "9.7.14.5.15-ldmatrix.md"), encoding="utf-8").read()) \
-        if os.path.isdir(os.path.join(SHARED, "ptx-isa")) else pytest.skip("no shared/ptx-isa")
+    text = _norm(open(os.path.join(DOCUMENT, "ptx-isa", "9.7.14.5.15-ldmatrix.md"), encoding="utf-8").read())
     sentence = SPECS_BY_NAME["ldmatrix.m8n8"].sections[0].stated[4]
     assert "a group of four consecutive threads loads 16 bytes" in sentence and _norm(sentence) in text
     assert _norm(sentence.replace("16 bytes", "32 bytes")) not in text

@@ -8,7 +8,7 @@ import shutil
 import pytest
 import yaml
 
-from conftest import ROOT, SPECS
+from conftest import DOCUMENT, ROOT, SPECS
 
 from checker.report import figures, isa
 
@@ -264,10 +264,7 @@ def test_report_usage_errors(run, tmp_path):
 
 def test_isa_support_rows_are_the_documents(tmp_path):
     """Each row of the packaged table is still, word for word, in the support table it came from."""
-    source = os.path.join(ROOT, "..", "shared", "ptx-isa", "mma-support-table.md")
-    if not os.path.exists(source):
-        pytest.skip("../shared/ptx-isa is not beside this checkout")
-    text = _read(source)
+    text = _read(os.path.join(DOCUMENT, "ptx-isa", "mma-support-table.md"))
     rows = isa.support()
     assert len(rows) == 31
     for row in rows:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conftest import ROOT, SPECS
+from conftest import DOCUMENT, SPECS
 
 from checker.formula.parser import parse_block
 from checker.semantics import sparse
@@ -80,9 +80,7 @@ def test_candidates_can_be_refuted():
 def test_ordered_metadata_values_are_the_increasing_index_pairs():
     """9.7.14.6.1: for ::ordered_metadata the meaningful 4-bit values of a 2:4 chunk are exactly
     the two 2-bit indices low < high; the invalid ones for plain .sp are low == high."""
-    storage = os.path.join(ROOT, "..", "shared", "ptx-isa", "9.7.14.6.1-sparse-matrix-storage.md")
-    if not os.path.isfile(storage):
-        pytest.skip("shared/ptx-isa is not beside this checkout")
+    storage = os.path.join(DOCUMENT, "ptx-isa", "9.7.14.6.1-sparse-matrix-storage.md")
     text = " ".join(open(storage, encoding="utf-8").read().split())
     said = re.search(r"For `mma.sp::ordered_metadata`, ((?:`0b[01]{4}`, )+`0b[01]{4}`) are the meaningful", text)
     meaningful = {int(v, 2) for v in re.findall(r"0b([01]{4})", said.group(1))}

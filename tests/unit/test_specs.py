@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from conftest import ROOT, SPECS
+from conftest import DOCUMENT, SPECS
 
 from checker.spec.load import load_spec, schema
 
@@ -138,12 +138,9 @@ def test_every_spec_points_editors_at_the_schema():
 
 
 def test_seed_files_exist_for_every_section():
-    seeds = os.path.join(ROOT, "..", "shared", "seeds")
-    if not os.path.isdir(seeds):
-        pytest.skip("shared/seeds is not beside this checkout")
     for f in SPEC_FILES:
         for s in load_spec(f).sections:
-            assert os.path.exists(os.path.join(ROOT, "..", "shared", s.seed)), s.seed
+            assert os.path.exists(os.path.join(DOCUMENT, s.seed)), s.seed
 
 
 def _code_blocks(text):
@@ -157,11 +154,9 @@ WORDS = {"one": 1, "two": 2, "four": 4, "eight": 8}
 
 def test_rest_of_chapter_specs_are_verbatim():
     """Every formula block, Fragment cell, element list and caption of the specs transcribed from
-    ../shared/ptx-isa is the document's text, character for character (errata are applied on
+    document/ptx-isa is the document's text, character for character (errata are applied on
     top of it, never in it)."""
-    root = os.path.join(ROOT, "..", "shared")
-    if not os.path.isdir(os.path.join(root, "ptx-isa")):
-        pytest.skip("shared/ptx-isa is not beside this checkout")
+    root = DOCUMENT
     storage = {number: " ".join(open(os.path.join(root, "ptx-isa", name), encoding="utf-8").read().split())
                for number, name in (("9.7.14.6.1", "9.7.14.6.1-sparse-matrix-storage.md"),
                                     ("9.7.15.6.1", "9.7.15.6.1-wgmma-sparse-matrix-storage.md"))}
@@ -272,18 +267,11 @@ def filled_cells(text: str, fragment: str) -> list:
     return out
 
 
-def _shared():
-    root = os.path.join(ROOT, "..", "shared")
-    if not os.path.isdir(os.path.join(root, "seeds")):
-        pytest.skip("shared/seeds is not beside this checkout")
-    return root
-
-
 def test_seed_specs_are_verbatim():
     """The five seed sections, like the rest of the chapter: every title, formula block, Fragment
     cell, element list and caption is the seed's text (a fragment drawn in two figures carries
     both captions, one per figure, joined by " / ")."""
-    root = _shared()
+    root = DOCUMENT
     assert [m for f in SEED_FILES for m in _seed_mismatches(f, load_spec(f).sections, root)] == []
     assert sum(len(s.fragments) for f in SEED_FILES for s in load_spec(f).sections if s.seed.startswith("seeds/")) == 23
 
@@ -293,7 +281,7 @@ def test_a_caption_that_is_not_the_documents_fails_the_verbatim_test():
     51 and 52 merged into one made-up sentence) is reported, and so is a changed formula line."""
     import dataclasses
 
-    root = _shared()
+    root = DOCUMENT
     path = os.path.join(SPECS, "m8n8k4.yaml")
     sections = load_spec(path).sections
     made_up = ("MMA .m8n8k4 computation 1 and 2 (Figure 51), 3 and 4 (Figure 52) fragment layout for matrix C/D "

@@ -1,7 +1,7 @@
 """`checker verbatim`: a spec's verbatim fields sought in a copy of the document. The fixture
-(tests/cases/verbatim/) is one section of PTX ISA, 9.7.14.5.13, as the three copies in ../shared
-print it (the seed, the 9.1 Markdown, 9.2's Markdown), and specs/m16n8k256.yaml; nothing here
-needs ../shared."""
+(tests/cases/verbatim/) is one section of PTX ISA, 9.7.14.5.13, as the three copies in document/
+print it (the seed, the 9.1 Markdown, 9.2's Markdown), and specs/m16n8k256.yaml. The whole
+catalogue against the whole of document/ is tests/unit/test_document.py."""
 import dataclasses
 import json
 import os

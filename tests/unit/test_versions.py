@@ -1,8 +1,8 @@
 """Two versions of the document: every spec section names the PTX ISA versions it was checked
 against, and its text is checked against each, word for word.
 
-9.1 is checked character for character by test_specs.py (the seeds and ../shared/ptx-isa). 9.2
-(../shared/ptx-isa-9.2) comes from another Markdown conversion of NVIDIA's HTML, which marks up
+9.1 is checked character for character by test_specs.py (document/seeds and document/ptx-isa).
+9.2 (document/ptx-isa-9.2) comes from another Markdown conversion of NVIDIA's HTML, which marks up
 the same words differently (backticks, bold figure numbers, links, column padding), so the
 comparison here is of the words: markup and runs of whitespace are normalised on both sides,
 and nothing else. A word that differs is reported, never hidden."""
@@ -10,20 +10,16 @@ import glob
 import os
 import re
 
-import pytest
-
-from conftest import ROOT, SPECS
+from conftest import DOCUMENT, SPECS
 
 from checker.spec.load import load_spec
 from test_specs import once
 
 SPEC_FILES = sorted(glob.glob(os.path.join(SPECS, "m[0-9]*.yaml")))  # ldmatrix & co.: tests/unit/test_ldmatrix.py
-V92 = os.path.join(ROOT, "..", "shared", "ptx-isa-9.2")
+V92 = os.path.join(DOCUMENT, "ptx-isa-9.2")
 
 
 def _v92():
-    if not os.path.isdir(V92):
-        pytest.skip("shared/ptx-isa-9.2 is not beside this checkout")
     return {f: open(f, encoding="utf-8").read() for f in sorted(glob.glob(os.path.join(V92, "**", "*.md"), recursive=True))}
 
 
