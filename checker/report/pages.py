@@ -147,7 +147,7 @@ def _isa_page(rows, movement_rows=(), wgmma_rows=()) -> Page:
     hw = sum(all(r.hardware.get(t) for t in r.types) for r in rows)
     blocks = [
         Para("Every shape, type and operand of `mma.sync` and `mma.sp` that the PTX ISA 9.1 defines, from tables "
-             "3e and 4d of `../shared/ptx-isa/mma-support-table.md` (kept in `checker/report/isa-support.yaml`, "
+             "3e and 4d of `document/ptx-isa/mma-support-table.md` (kept in `checker/report/isa-support.yaml`, "
              "each row verbatim). Those two tables are marked *derived* there: they are built from the PTX "
              "ISA's syntax, type restrictions and notes, not quoted from it."),
         Para("**specified**: the spec fragments that give the layout for each type (for `m8n8k4 .f16` one per "
