@@ -66,9 +66,12 @@ def main(argv=None, stdout=None, stderr=None) -> int:
         except SystemExit as exc:  # ... and exit 0
             return exc.code if isinstance(exc.code, int) else 0
         run = COMMANDS[args.command]
-        if getattr(args, "output", None) is not None and not getattr(args, "own_output", False):
-            return _to_file(run, args, err)
-        return run(args, out, err)
+        from checker.smt.solver import run_budget  # no z3 import: the module imports it when a query runs
+
+        with run_budget():
+            if getattr(args, "output", None) is not None and not getattr(args, "own_output", False):
+                return _to_file(run, args, err)
+            return run(args, out, err)
     except UsageError as exc:
         err.write(lines([f"checker: error: {exc}"]))
         return 2

@@ -214,10 +214,12 @@ class Layout:
             raise LayoutError(f"{self.id} as printed is not the map the checker proves; export the reading "
                               f"(checker.load({self._spec.path!r}).fragment({self.id!r}))")
         from checker.export.checked import export
+        from checker.smt.solver import run_budget
 
         call = f"checker.load({self._spec.path!r}).fragment({self.id!r}).to_{to}(" + (
             f"computation={computation}" if computation is not None else "") + ")"
-        return export(self._spec.path, self.id, to, computation, call)
+        with run_budget():
+            return export(self._spec.path, self.id, to, computation, call)
 
     def to_cute(self, computation: int | None = None) -> str:
         """The CuTe TV layout as C++ and pycute text, proved equal to the spec by z3 and the
@@ -252,6 +254,7 @@ class Layout:
             raise LayoutError(f"{self.id} as printed is not the proved layout: compare with "
                               f"checker.load({self._spec.path!r}).fragment({self.id!r})")
         from checker.compare import compare_layout
+        from checker.smt.solver import run_budget
 
         if isinstance(candidate, str):
             from checker.compare.inputs import cute
@@ -261,7 +264,8 @@ class Layout:
             other = candidate
             candidate = lambda t, i: other.cell(t, i)  # noqa: E731 - the other layout's map, by name
             candidate.__name__ = f"{other.shape} {other.id}"
-        return compare_layout(self._fragment, candidate, computation, spec_name=self.shape)
+        with run_budget():
+            return compare_layout(self._fragment, candidate, computation, spec_name=self.shape)
 
     # -- looks ------------------------------------------------------------------------------------
     def __repr__(self) -> str:

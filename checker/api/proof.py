@@ -75,6 +75,7 @@ def prove(paths, jobs: int = 1) -> Proof:
     from checker.files import under
     from checker.options import Options
     from checker.prover import prove_paths
+    from checker.smt.solver import run_budget
 
     if isinstance(paths, str) or hasattr(paths, "__fspath__"):
         paths = [paths]
@@ -85,4 +86,5 @@ def prove(paths, jobs: int = 1) -> Proof:
     if not files:
         raise UsageError(f"no spec file (*.yaml) matched {' '.join(paths)}: nothing was checked")
     sc = scope.widen(files)
-    return Proof(sc.files, prove_paths(sc.files, Options(cross_check=True, jobs=jobs)), sc.note())
+    with run_budget():
+        return Proof(sc.files, prove_paths(sc.files, Options(cross_check=True, jobs=jobs)), sc.note())

@@ -10,6 +10,7 @@ it.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
@@ -27,9 +28,26 @@ class Z3Error(CheckerError):
 # about 13 thousand units; 10 million is about 4 s of this machine's solving.
 RLIMIT = 10_000_000
 # A pull request's spec may be built to make every query slow within its own limit: the solver
-# time of one process is bounded too, after which every query answers unknown (never a pass).
+# time of one run (a command, a call of the API) is bounded too, after which every query answers
+# unknown (never a pass).
 TOTAL_BUDGET_S = 120.0
 _spent = 0.0
+_runs = 0  # runs under way in this process: a run inside another spends the outer one's budget
+
+
+@contextlib.contextmanager
+def run_budget():
+    """One run's solver budget. Per run, not per process: a process that lives on (a notebook
+    calling checker.prove, the tests' in-process CLI) spent it once and then answered unknown to
+    every query of every later run. Forked workers inherit what their run has spent."""
+    global _spent, _runs
+    if _runs == 0:
+        _spent = 0.0
+    _runs += 1
+    try:
+        yield
+    finally:
+        _runs -= 1
 
 
 def bv(value: int, width: int) -> str:
@@ -230,7 +248,7 @@ def _lex_less(variables, point) -> str:
 def _solve(body: str, values: tuple, rlimit: int, quantified: bool = False) -> Outcome:
     global _spent
     if _spent >= TOTAL_BUDGET_S:
-        return Outcome("unknown", reason=f"the total solver budget of {TOTAL_BUDGET_S:g} s for this process is spent")
+        return Outcome("unknown", reason=f"the total solver budget of {TOTAL_BUDGET_S:g} s for this run is spent")
     it = _interpreter(quantified)
     it.prepare(body, rlimit)
     t0 = time.perf_counter()

@@ -108,10 +108,10 @@ def test_operators_are_single_point_and_distinct():
 
 
 def test_total_solver_budget_turns_every_query_unknown(run, monkeypatch):
-    """Resource bound: past the per-process solver budget nothing is proved; the gate fails."""
+    """Resource bound: past the run's solver budget nothing is proved; the gate fails."""
     from checker.smt import solver
 
-    monkeypatch.setattr(solver, "_spent", solver.TOTAL_BUDGET_S)
+    monkeypatch.setattr(solver, "TOTAL_BUDGET_S", 0.0)
     r = run("prove", os.path.join(SPECS, "m8n8k32.yaml"), "--jobs", "1", "--format", "json")
     assert r.code == 1
     data = json.loads(r.out)
@@ -285,3 +285,23 @@ def test_a_mutant_with_the_original_map_stays_equivalent_where_the_original_fail
     assert [(o.verdict, o.by, o.difference) for o in masks] == [("equivalent", "", "")]
     # a relation kills only a mutant that breaks it where the original keeps it: none here
     assert not any(o.by == "transpose/m16n8k16/B-is-top-of-A" for o in c.outcomes)
+
+
+def test_the_solver_budget_is_a_runs_not_the_processs(run, monkeypatch):
+    """A process that lives on (a notebook, these tests' in-process CLI) spent the budget once and
+    then answered unknown to every query of every later run: each run, a command or an API call,
+    starts with the whole budget, and a run inside another spends the outer one's."""
+    import checker
+    from checker.smt import solver
+
+    spec = os.path.join(SPECS, "m8n8k32.yaml")
+    monkeypatch.setattr(solver, "_spent", solver.TOTAL_BUDGET_S)  # what earlier runs spent
+    r = run("prove", spec, "--jobs", "1", "--format", "json")
+    assert r.code == 0 and json.loads(r.out)["summary"]["unknown"] == 0, r.err
+    monkeypatch.setattr(solver, "_spent", solver.TOTAL_BUDGET_S)
+    assert checker.prove(spec).ok
+    monkeypatch.setattr(solver, "_spent", solver.TOTAL_BUDGET_S)
+    assert checker.load(spec).fragment("C.s32").compare("((4,8),(2)):((16,1),(8))").equal is not None
+    with solver.run_budget():  # an outer run that has spent its budget: the inner one has nothing left
+        monkeypatch.setattr(solver, "_spent", solver.TOTAL_BUDGET_S)
+        assert checker.prove(spec).summary["unknown"] > 0
