@@ -74,20 +74,22 @@ def compile_rows(subjects: dict, wanted: list) -> list:
              "sass": code} for (s, t), (result, message, code) in zip(jobs, done)]
 
 
-def render_compile(rows: list, wanted: list, out) -> None:
+def compile_lines(rows: list, wanted: list) -> list:
+    """The text of compile_rows' rows, as lines for checker.terminal (a rejection names the spec)."""
+    from checker.commands.probe_compile import rejected
+
     forms = len({r["instruction"] for r in rows})
-    out.write(f"ldmatrix, stmatrix, movmatrix: {forms} kernels (every form of the specs, and ldmatrix chained into "
-              "mma.m16n8k16)\n")
+    text = [f"ldmatrix, stmatrix, movmatrix: {forms} kernels (every form of the specs, and ldmatrix chained into "
+            "mma.m16n8k16)"]
     for r in rows:
         if r["result"] == "rejected":
-            out.write(f"{r['location']}: error: ptxas ({r['arch']}) rejects {r['instruction']}:\n    "
-                      + r["message"].replace("\n", "\n    ") + "\n")
+            text += rejected(f"{r['location']}: error: ptxas ({r['arch']}) rejects {r['instruction']}", r["message"])
     for t in wanted:
         mine = [r for r in rows if r["arch"] == t]
         skipped = sorted({r["message"] for r in mine if r["result"] == "skipped"})
-        out.write(f"{t}: {sum(r['result'] == 'assembled' for r in mine)} assembled, "
-                  f"{sum(r['result'] == 'rejected' for r in mine)} rejected, "
-                  f"{sum(r['result'] == 'skipped' for r in mine)} skipped" + (f" ({'; '.join(skipped)})" if skipped else "") + "\n")
+        text.append(f"{t}: {sum(r['result'] == 'assembled' for r in mine)} assembled, "
+                    f"{sum(r['result'] == 'rejected' for r in mine)} rejected, "
+                    f"{sum(r['result'] == 'skipped' for r in mine)} skipped" + (f" ({'; '.join(skipped)})" if skipped else ""))
         kinds: dict = {}
         for r in mine:
             if r["sass"]:
@@ -95,7 +97,8 @@ def render_compile(rows: list, wanted: list, out) -> None:
                     r["instruction"].replace(".sync.aligned", "").replace(".shared", ""))
         for ops, names in sorted(kinds.items()):
             shown = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
-            out.write(f"  SASS {ops}: {len(names)} ({shown})\n")
+            text.append(f"  SASS {ops}: {len(names)} ({shown})")
+    return text
 
 
 def _target_for(subject, wanted: str | None) -> tuple:
