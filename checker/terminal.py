@@ -1,5 +1,5 @@
 """Plain text for a terminal: the text renderers (prove, errata, validate, eval, where, table,
-compare, crosscheck, simulate, mutate, and checker.cli for every command's one-line error) hand
+compare, crosscheck, simulate, mutate, probe, and checker.cli for every command's one-line error) hand
 their lines to `lines` and print what it gives.
 
 Those lines echo what the checker did not write: a spec's path (given, or found in a folder given),

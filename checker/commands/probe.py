@@ -1,5 +1,7 @@
 """`checker probe`: run every variant's mma on a GPU, or the reference model (--synthetic), and
-write a dump per variant; --compile-only is checker/commands/probe_compile.py."""
+write a dump per variant; --compile-only is checker/commands/probe_compile.py. Every text output of
+probe (its modules build lines and print them once) goes through checker.terminal: a spec path or an
+output folder is shown escaped, each line one line."""
 from __future__ import annotations
 
 import json
@@ -9,6 +11,7 @@ import time
 from checker.commands.common import add_format, add_output, add_specs, check_outputs, command, integer
 from checker.commands.probe_compile import archs, compile_only, variants_of
 from checker.errors import CheckerError, UsageError
+from checker.terminal import lines
 
 NAME = "probe"
 
@@ -107,9 +110,6 @@ def run(args, out, err) -> int:
                    "launch_seconds": getattr(device, "launch_seconds", {})}, out, indent=1)
         out.write("\n")
     else:
-        for v, p in written:
-            out.write(f"wrote {p}\n")
-        for s_ in skipped:
-            out.write(f"skipped {s_}\n")
-        out.write(f"{len(written)} {kind} dumps in {where}, {len(skipped)} skipped; {seconds:.1f} s\n")
+        out.write(lines([f"wrote {p}" for _, p in written] + [f"skipped {s_}" for s_ in skipped]
+                        + [f"{len(written)} {kind} dumps in {where}, {len(skipped)} skipped; {seconds:.1f} s"]))
     return 0

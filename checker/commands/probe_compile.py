@@ -42,9 +42,10 @@ def compile_only(args, out) -> int:
     with --minimums, checked at the support table's minimum version and target."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from checker.commands.probe_wgmma import compile_rows as wgmma_rows, render as render_wgmma, split as split_wgmma
-    from checker.commands.probe_wgmma import worst as wgmma_worst
-    from checker.commands.probe_movement import compile_rows, render_compile, split, targets as movement_targets
+    from checker.commands.probe_wgmma import compile_lines as wgmma_lines, compile_rows as wgmma_rows
+    from checker.commands.probe_wgmma import split as split_wgmma, worst as wgmma_worst
+    from checker.commands.probe_movement import compile_lines, compile_rows, split, targets as movement_targets
+    from checker.terminal import lines
 
     paths, wgmma = split_wgmma(args.paths)
     mma_paths, moving = split(paths) if paths else ([], {})
@@ -69,33 +70,50 @@ def compile_only(args, out) -> int:
     jobs = [(path, v, sm) for path, v in (variants_of(mma_paths) if mma_paths else []) for sm in targets]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # each job is two subprocesses
         done = list(pool.map(one, jobs))
-    rows, worst = [], 0
+    rows, text = [], []
     for (path, v, sm), (b, code) in zip(jobs, done):
         where = next(r.span for r in v.a.table if v.atype in r.types)
         rows.append({"spec": path, "instruction": v.instruction, "arch": f"sm_{sm}",
                      "result": {True: "assembled", None: "skipped", False: "rejected"}[b.ok],
                      "message": b.message, "location": str(where) if b.ok is False else None, "sass": code})
         if b.ok is False:
-            worst = 1
-            if args.format == "text":
-                regs = ", ".join(f"{op} {r.count} x .{r.kind} at line {r.span.line}"
-                                 for op in "ABCD" for r in v.fragment(op).table if v.type_of(op) in r.types)
-                out.write(f"{where}: error: ptxas (sm_{sm}) rejects {v.instruction} with the spec's "
-                          f"registers ({regs}):\n    " + b.message.replace("\n", "\n    ") + "\n")
-    worst = max(worst, int(any(r["result"] == "rejected" for r in moved)))
+            regs = ", ".join(f"{op} {r.count} x .{r.kind} at line {r.span.line}"
+                             for op in "ABCD" for r in v.fragment(op).table if v.type_of(op) in r.types)
+            text += rejected(f"{where}: error: ptxas (sm_{sm}) rejects {v.instruction} with the spec's registers "
+                             f"({regs})", b.message)
     wg_rows = wgmma_rows(wgmma, args.arch) if wgmma else []
-    worst = max(worst, wgmma_worst(wg_rows))
+    worst = max(int(any(r["result"] == "rejected" for r in rows + moved)), wgmma_worst(wg_rows))
     if args.format == "json":
         json.dump(rows + moved + wg_rows, out, indent=1)
         out.write("\n")
         return worst
-    for sm in (targets if jobs else []):
+    text += _summary(rows, targets if jobs else [])
+    text += compile_lines(moved, wanted) if moved else []
+    text += wgmma_lines(wg_rows) if wg_rows else []
+    if not disasm and jobs:
+        text.append("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)")
+    out.write(lines(text))
+    return worst
+
+
+def rejected(head: str, message: str) -> list:
+    """A kernel ptxas rejects: `head` and a colon, then ptxas's message, each of its lines indented.
+    The lines go to checker.terminal like every other: the head names the spec's path."""
+    return [f"{head}:"] + ["    " + line for line in message.split("\n")]
+
+
+def _summary(rows: list, targets: list) -> list:
+    """Per target: the mma variants assembled, rejected and skipped, and their SASS by opcodes."""
+    from checker.probe import sass
+
+    text = []
+    for sm in targets:
         mine = [r for r in rows if r["arch"] == f"sm_{sm}"]
         skipped = sorted({r["message"] for r in mine if r["result"] == "skipped"})
-        out.write(f"sm_{sm}: {sum(r['result'] == 'assembled' for r in mine)} assembled, "
-                  f"{sum(r['result'] == 'rejected' for r in mine)} rejected, "
-                  f"{sum(r['result'] == 'skipped' for r in mine)} skipped"
-                  + (f" ({'; '.join(skipped)})" if skipped else "") + "\n")
+        text.append(f"sm_{sm}: {sum(r['result'] == 'assembled' for r in mine)} assembled, "
+                    f"{sum(r['result'] == 'rejected' for r in mine)} rejected, "
+                    f"{sum(r['result'] == 'skipped' for r in mine)} skipped"
+                    + (f" ({'; '.join(skipped)})" if skipped else ""))
         kinds: dict = {}
         for r in mine:
             if r["sass"]:
@@ -103,14 +121,8 @@ def compile_only(args, out) -> int:
                 kinds.setdefault(ops, []).append(r["instruction"].replace("mma.sync.aligned.", ""))
         for ops, names in sorted(kinds.items()):
             shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-            out.write(f"  SASS {ops}: {len(names)} ({shown})\n")
-    if moved:
-        render_compile(moved, wanted, out)
-    if wg_rows:
-        render_wgmma(wg_rows, out)
-    if not disasm and jobs:
-        out.write("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)\n")
-    return worst
+            text.append(f"  SASS {ops}: {len(names)} ({shown})")
+    return text
 
 
 def _minimums(todo: list, fmt: str, out, tool: str) -> int:
@@ -118,6 +130,7 @@ def _minimums(todo: list, fmt: str, out, tool: str) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
     from checker.probe import minimums
+    from checker.terminal import lines
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # each check is ptxas twice
         checks = list(pool.map(lambda pv: minimums.check(pv[1], tool), todo))
@@ -127,11 +140,12 @@ def _minimums(todo: list, fmt: str, out, tool: str) -> int:
         json.dump(rows, out, indent=1)
         out.write("\n")
     else:
-        for r in rows:
-            out.write(f"{r['verdict']:9s} {r['instruction'].replace('mma.sync.aligned.', ''):44s} "
-                      f"PTX {r['ptx']:4s} {r['sm']:6s} {r['message']}\n")
+        # a FAILED message quotes ptxas, whose lines follow the row's as they always did
+        text = [line for r in rows for line in (f"{r['verdict']:9s} {r['instruction'].replace('mma.sync.aligned.', ''):44s} "
+                                                f"PTX {r['ptx']:4s} {r['sm']:6s} {r['message']}").split("\n")]
         counts = {k: sum(r["verdict"] == k for r in rows) for k in ("confirmed", "target", "FAILED")}
-        out.write(f"{len(rows)} variants: {counts['confirmed']} minimum versions confirmed by ptxas (rejected one "
-                  f"version below), {counts['target']} resting on the target's own minimum, "
-                  f"{counts['FAILED']} FAILED\n")
+        text.append(f"{len(rows)} variants: {counts['confirmed']} minimum versions confirmed by ptxas (rejected one "
+                    f"version below), {counts['target']} resting on the target's own minimum, "
+                    f"{counts['FAILED']} FAILED")
+        out.write(lines(text))
     return 1 if any(r["verdict"] == "FAILED" for r in rows) else 0

@@ -8,6 +8,7 @@ import os
 from checker import outputs
 from checker.commands.probe_compile import archs, variants_of
 from checker.errors import UsageError
+from checker.terminal import lines
 
 README = """# Probe kernels, to run by hand
 
@@ -100,18 +101,21 @@ def emit(args, out, mma_paths: list | None = None, moving: dict | None = None, w
                   indent=1)
         out.write("\n")
     else:
-        for m in manifest + moved:
-            out.write(f"wrote {os.path.join(where, m['ptx'])} ({m['target']}, {m['warps']} warps)\n")
-        for s in skipped:
-            out.write(f"skipped {s}\n")
-        if manifest:
-            out.write(f"{len(manifest)} kernels with their inputs and expected D in {where}; how to run them: "
-                      f"{os.path.join(where, 'README.md')}\n")
-        if wg:
-            out.write(f"{len(wg)} wgmma kernels (sm_90a, 128 threads a CTA) in {where}; what each takes: "
-                      f"{os.path.join(where, 'wgmma-manifest.json')}\n")
-        if moved:
-            out.write(f"{len(moved)} ldmatrix, stmatrix and movmatrix kernels with their inputs and expected outputs in "
-                      f"{where}; how to run them: {os.path.join(where, 'README-movement.md')}\n")
+        out.write(lines(_text(where, manifest, moved, wg, skipped)))
     return 0
 
+
+def _text(where: str, manifest: list, moved: list, wg: list, skipped: list) -> list:
+    """What --emit-ptx says it wrote, as lines for checker.terminal (DIR is the user's path)."""
+    text = [f"wrote {os.path.join(where, m['ptx'])} ({m['target']}, {m['warps']} warps)" for m in manifest + moved]
+    text += [f"skipped {s}" for s in skipped]
+    if manifest:
+        text.append(f"{len(manifest)} kernels with their inputs and expected D in {where}; how to run them: "
+                    f"{os.path.join(where, 'README.md')}")
+    if wg:
+        text.append(f"{len(wg)} wgmma kernels (sm_90a, 128 threads a CTA) in {where}; what each takes: "
+                    f"{os.path.join(where, 'wgmma-manifest.json')}")
+    if moved:
+        text.append(f"{len(moved)} ldmatrix, stmatrix and movmatrix kernels with their inputs and expected outputs in "
+                    f"{where}; how to run them: {os.path.join(where, 'README-movement.md')}")
+    return text

@@ -7,6 +7,7 @@ import json
 import os
 import re
 
+from checker import outputs
 from checker.errors import UsageError
 
 
@@ -74,20 +75,22 @@ def compile_rows(subjects: dict, wanted: list) -> list:
              "sass": code} for (s, t), (result, message, code) in zip(jobs, done)]
 
 
-def render_compile(rows: list, wanted: list, out) -> None:
+def compile_lines(rows: list, wanted: list) -> list:
+    """The text of compile_rows' rows, as lines for checker.terminal (a rejection names the spec)."""
+    from checker.commands.probe_compile import rejected
+
     forms = len({r["instruction"] for r in rows})
-    out.write(f"ldmatrix, stmatrix, movmatrix: {forms} kernels (every form of the specs, and ldmatrix chained into "
-              "mma.m16n8k16)\n")
+    text = [f"ldmatrix, stmatrix, movmatrix: {forms} kernels (every form of the specs, and ldmatrix chained into "
+            "mma.m16n8k16)"]
     for r in rows:
         if r["result"] == "rejected":
-            out.write(f"{r['location']}: error: ptxas ({r['arch']}) rejects {r['instruction']}:\n    "
-                      + r["message"].replace("\n", "\n    ") + "\n")
+            text += rejected(f"{r['location']}: error: ptxas ({r['arch']}) rejects {r['instruction']}", r["message"])
     for t in wanted:
         mine = [r for r in rows if r["arch"] == t]
         skipped = sorted({r["message"] for r in mine if r["result"] == "skipped"})
-        out.write(f"{t}: {sum(r['result'] == 'assembled' for r in mine)} assembled, "
-                  f"{sum(r['result'] == 'rejected' for r in mine)} rejected, "
-                  f"{sum(r['result'] == 'skipped' for r in mine)} skipped" + (f" ({'; '.join(skipped)})" if skipped else "") + "\n")
+        text.append(f"{t}: {sum(r['result'] == 'assembled' for r in mine)} assembled, "
+                    f"{sum(r['result'] == 'rejected' for r in mine)} rejected, "
+                    f"{sum(r['result'] == 'skipped' for r in mine)} skipped" + (f" ({'; '.join(skipped)})" if skipped else ""))
         kinds: dict = {}
         for r in mine:
             if r["sass"]:
@@ -95,7 +98,8 @@ def render_compile(rows: list, wanted: list, out) -> None:
                     r["instruction"].replace(".sync.aligned", "").replace(".shared", ""))
         for ops, names in sorted(kinds.items()):
             shown = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
-            out.write(f"  SASS {ops}: {len(names)} ({shown})\n")
+            text.append(f"  SASS {ops}: {len(names)} ({shown})")
+    return text
 
 
 def _target_for(subject, wanted: str | None) -> tuple:
@@ -159,8 +163,7 @@ def emit(subjects: dict, where: str, wanted: str | None, seed: int) -> list:
     manifest = []
     for s in subjects.values():
         target, note = _target_for(s, wanted)
-        with open(os.path.join(where, s.kernel + ".ptx"), "w") as fh:
-            fh.write(ptx_of(s, target))
+        outputs.write_text(os.path.join(where, s.kernel + ".ptx"), ptx_of(s, target), "--emit-ptx")
         probe = inputs(s, seed)
         arrays = {n: (a, "in") for n, a in probe.arrays.items()}
         if s.predictable:
@@ -169,17 +172,17 @@ def emit(subjects: dict, where: str, wanted: str | None, seed: int) -> list:
         for name, (a, kind) in arrays.items():
             a = np.asarray(a)
             fname = f"{s.kernel}.{name}{'.expected' if kind == 'expected' else ''}.bin"
-            with open(os.path.join(where, fname), "wb") as fh:
-                fh.write(a.astype("<u1" if a.dtype == np.uint8 else "<u4").tobytes())
+            outputs.write_bytes(os.path.join(where, fname), a.astype("<u1" if a.dtype == np.uint8 else "<u4").tobytes(),
+                                "--emit-ptx")
             files[name + (".expected" if kind == "expected" else "")] = {
                 "file": fname, "dtype": "u8" if a.dtype == np.uint8 else "u32", "shape": list(a.shape)}
         manifest.append({"kernel": s.kernel, "instruction": s.instruction, "ptx": s.kernel + ".ptx", "target": target,
                          "warps": probe.warps, "params": list(PARAMS[s.family]), "arrays": files,
                          "blocks": [{"kind": k, "count": n} for k, n in probe.blocks],
                          "note": note or (None if s.predictable else s.unpredictable)})
-    with open(os.path.join(where, "manifest-movement.json"), "w") as fh:
-        json.dump(manifest, fh, indent=1, sort_keys=True)
-        fh.write("\n")
-    with open(os.path.join(where, "README-movement.md"), "w") as fh:
-        fh.write(README.format(unpacked=UNPACKED[1]))
+    # through checker.outputs as the other emitters write: a FIFO or device planted in the folder
+    # is refused, not opened (a FIFO with no reader would hang the command)
+    outputs.write_text(os.path.join(where, "manifest-movement.json"),
+                       json.dumps(manifest, indent=1, sort_keys=True) + "\n", "--emit-ptx")
+    outputs.write_text(os.path.join(where, "README-movement.md"), README.format(unpacked=UNPACKED[1]), "--emit-ptx")
     return manifest

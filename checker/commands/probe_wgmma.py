@@ -84,25 +84,27 @@ def worst(rows: list) -> int:
     return int(any(r["result"] == "rejected" or r["sass_ok"] is False for r in rows))
 
 
-def render(rows: list, out) -> None:
+def compile_lines(rows: list) -> list:
+    """The text of compile_rows' rows, as lines for checker.terminal (a rejection names the spec)."""
+    from checker.commands.probe_compile import rejected
     from checker.probe import sass
 
     done = [r for r in rows if r["result"] != "skipped"]
     if not done:
-        out.write(f"wgmma: {len(rows)} variants skipped (need sm_90a: --arch sm_90a)\n")
-        return
+        return [f"wgmma: {len(rows)} variants skipped (need sm_90a: --arch sm_90a)"]
+    text = []
     for r in done:
         if r["result"] == "rejected":
-            out.write(f"{r['spec']}: error: ptxas (sm_90a) rejects {r['instruction']} (A from {r['a_source']}):\n    "
-                      + r["message"].replace("\n", "\n    ") + "\n")
+            text += rejected(f"{r['spec']}: error: ptxas (sm_90a) rejects {r['instruction']} (A from {r['a_source']})",
+                             r["message"])
         elif r["sass_ok"] is False:
             got = sass.tensor_ops(r["sass"]["opcodes"]) or "no tensor-core instruction"
-            out.write(f"{r['spec']}: error: {r['kernel']} became {got}, not one {r['expected_sass']}\n")
+            text.append(f"{r['spec']}: error: {r['kernel']} became {got}, not one {r['expected_sass']}")
     count = {k: sum(r["result"] == k for r in done) for k in ("assembled", "rejected")}
     per = {src: sum(r["a_source"] == src for r in done) for src in ("registers", "shared")}
     sp = sum(".mma_async.sp." in r["instruction"] for r in done)
-    out.write(f"sm_90a wgmma: {count['assembled']} assembled, {count['rejected']} rejected (A from registers "
-              f"{per['registers']}, from shared memory {per['shared']}" + (f"; {sp} sparse" if sp else "") + ")\n")
+    text.append(f"sm_90a wgmma: {count['assembled']} assembled, {count['rejected']} rejected (A from registers "
+                f"{per['registers']}, from shared memory {per['shared']}" + (f"; {sp} sparse" if sp else "") + ")")
     kinds: dict = {}
     for r in done:
         for op in (r["sass"] or {}).get("opcodes", {}):
@@ -111,10 +113,10 @@ def render(rows: list, out) -> None:
                 at = 2 if parts[1] == "SP" else 1  # HGMMA.SP.64x8x32.F32: the shape after .SP
                 key = ".".join(parts[:at] + ["64xNx" + parts[at].split("x")[-1]] + parts[at + 1:])
                 kinds.setdefault(key, set()).add(int(parts[at].split("x")[1]))
-    for key, ns in sorted(kinds.items()):
-        out.write(f"  SASS {key}: N = {min(ns)}..{max(ns)} ({len(ns)} values)\n")
-    if done and all(r["sass"] is None for r in done):
-        out.write("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)\n")
+    text += [f"  SASS {key}: N = {min(ns)}..{max(ns)} ({len(ns)} values)" for key, ns in sorted(kinds.items())]
+    if all(r["sass"] is None for r in done):
+        text.append("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)")
+    return text
 
 
 def emit(vs: list, where: str) -> list:

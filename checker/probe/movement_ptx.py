@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 
+from checker.export import safe
 from checker.probe.movement_forms import IMAGE_BYTES
 
 CHUNKS = IMAGE_BYTES // 16  # 16-byte chunks in the buffer; each lane copies every 32nd
@@ -30,7 +31,7 @@ PARAMS = {"ldmatrix": ("image", "addresses", "registers_out"),
 
 
 def _head(name: str, target: str, version: str, params: list, comment: str) -> list:
-    return [f"// {comment}", f".version {version}", f".target {target}", ".address_size 64", "",
+    return [safe.comment("//", comment), f".version {version}", f".target {target}", ".address_size 64", "",
             f".visible .entry {name}(", ",\n".join(f"    .param .u64 {p}" for p in params), ")", "{",
             f"    .shared .align 16 .b8 buf[{IMAGE_BYTES}];",
             "    .reg .b32 %lane, %warp, %gl, %t, %base, %sa, %off32, %v<4>;",

@@ -7,6 +7,7 @@ Memory, per operand: [thread][register], 32- or 64-bit words; thread = ctaid.x *
 """
 from __future__ import annotations
 
+from checker.export import safe
 from checker.spec.model import KIND_BITS
 
 PTX_VERSION = "8.7"
@@ -27,7 +28,7 @@ def generate(v, sm: int, version: str = PTX_VERSION) -> str:
     for op in "ABCD":
         row = _row(v.fragment(op), v.type_of(op))
         ops[op] = (row.count, _REG[row.kind], KIND_BITS[row.kind] // 8)
-    lines = [f"// {v.instruction}: A {v.a.id}, B {v.b.id}, C {v.c.id}, D {v.d.id}",
+    lines = [safe.comment("//", f"{v.instruction}: A {v.a.id}, B {v.b.id}, C {v.c.id}, D {v.d.id}"),
              f".version {version}", f".target sm_{sm}", ".address_size 64", "",
              f".visible .entry {kernel_name(v)}(",
              "    .param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 pd)", "{",

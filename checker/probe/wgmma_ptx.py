@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from checker.export import safe
 from checker.probe import wgmma_smem
 
 PTX_VERSION = "8.0"  # wgmma is PTX ISA 8.0 (9.7.15.5.2 "PTX ISA Notes")
@@ -193,7 +194,7 @@ def body(v: WgmmaVariant) -> list:
     regs, dreg = v.d_registers, ("f32" if v.dtype == "f32" else "b32")
     sw = "no swizzle" if v.swizzle == "none" else f"{v.swizzle} swizzle"
     align = 1024 if v.swizzle != "none" else 128  # every swizzle pattern starts on its boundary
-    lines = [f"// {v.instruction}: A from {v.a_source}, B K-major in shared memory ({sw})",
+    lines = [safe.comment("//", f"{v.instruction}: A from {v.a_source}, B K-major in shared memory ({sw})"),
              f".visible .entry {kernel_name(v)}(", ",\n".join(f"    .param .u64 p_{p}" for p in v.params), ")", "{",
              f"    .shared .align {align} .b8 smem_b[{v.b_bytes}];"]
     if v.a_shared:
@@ -234,7 +235,7 @@ def body(v: WgmmaVariant) -> list:
 
 
 def _header(comment: str, version: str) -> list:
-    return [f"// {comment}", f".version {version}", f".target {TARGET}", ".address_size 64", ""]
+    return [safe.comment("//", comment), f".version {version}", f".target {TARGET}", ".address_size 64", ""]
 
 
 def generate(v: WgmmaVariant) -> str:

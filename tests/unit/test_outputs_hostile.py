@@ -87,3 +87,23 @@ def test_a_fifo_where_a_report_page_goes_is_refused_and_the_rest_written(run, tm
     r = run("report", os.path.join(SPECS, "m8n8k4.yaml"), "--out", str(out))
     assert r.code == 2 and "index.html: is a FIFO (named pipe), not a regular file" in r.err, r.err
     assert (out / "errata.md").is_file()  # written before it, in order
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_where_emit_ptx_writes_a_movement_file_is_refused(run, tmp_path):
+    """The movement forms' --emit-ptx wrote with plain open(): a FIFO planted where its manifest
+    goes made the command wait for a reader. It writes through checker.outputs as the others do."""
+    out = tmp_path / "emit"
+    out.mkdir()
+    os.mkfifo(out / "manifest-movement.json")
+    got = {}
+    worker = threading.Thread(target=lambda: got.setdefault("r", run(
+        "probe", os.path.join(SPECS, "movmatrix.m8n8.yaml"), "--emit-ptx", str(out))), daemon=True)
+    worker.start()
+    worker.join(120)
+    if worker.is_alive():
+        with open(out / "manifest-movement.json", "rb"):
+            pass
+        pytest.fail("the command waited on the FIFO")
+    r = got["r"]
+    assert r.code == 2 and "manifest-movement.json: is a FIFO (named pipe), not a regular file" in r.err, r.out + r.err
