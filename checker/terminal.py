@@ -32,3 +32,9 @@ def lines(rows, end: str = "\n") -> str:
     no text."""
     rows = [escape(row) for row in rows]
     return "\n".join(rows) + end if rows else ""
+
+
+def rejected(head: str, message: str) -> list:
+    """`head` and a colon, then a tool's message (a kernel ptxas rejects), each of its lines
+    indented: rows for `lines`, which escapes them (the head names the spec's path)."""
+    return [f"{head}:"] + ["    " + line for line in message.split("\n")]

@@ -45,7 +45,7 @@ def compile_only(args, out) -> int:
     from checker.commands.probe_wgmma import compile_lines as wgmma_lines, compile_rows as wgmma_rows
     from checker.commands.probe_wgmma import split as split_wgmma, worst as wgmma_worst
     from checker.commands.probe_movement import compile_lines, compile_rows, split, targets as movement_targets
-    from checker.terminal import lines
+    from checker.terminal import lines, rejected
 
     paths, wgmma = split_wgmma(args.paths)
     mma_paths, moving = split(paths) if paths else ([], {})
@@ -94,12 +94,6 @@ def compile_only(args, out) -> int:
         text.append("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)")
     out.write(lines(text))
     return worst
-
-
-def rejected(head: str, message: str) -> list:
-    """A kernel ptxas rejects: `head` and a colon, then ptxas's message, each of its lines indented.
-    The lines go to checker.terminal like every other: the head names the spec's path."""
-    return [f"{head}:"] + ["    " + line for line in message.split("\n")]
 
 
 def _summary(rows: list, targets: list) -> list:

@@ -77,7 +77,7 @@ def compile_rows(subjects: dict, wanted: list) -> list:
 
 def compile_lines(rows: list, wanted: list) -> list:
     """The text of compile_rows' rows, as lines for checker.terminal (a rejection names the spec)."""
-    from checker.commands.probe_compile import rejected
+    from checker.terminal import rejected
 
     forms = len({r["instruction"] for r in rows})
     text = [f"ldmatrix, stmatrix, movmatrix: {forms} kernels (every form of the specs, and ldmatrix chained into "

@@ -86,7 +86,7 @@ def worst(rows: list) -> int:
 
 def compile_lines(rows: list) -> list:
     """The text of compile_rows' rows, as lines for checker.terminal (a rejection names the spec)."""
-    from checker.commands.probe_compile import rejected
+    from checker.terminal import rejected
     from checker.probe import sass
 
     done = [r for r in rows if r["result"] != "skipped"]
