@@ -17,7 +17,27 @@ from checker.terminal import lines
 
 
 class _Parser(argparse.ArgumentParser):
+    def parse_known_args(self, args=None, namespace=None):
+        self._given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):
+        # argparse reports a required option missing before an unknown one, so `--fragmnt A.b1`
+        # was answered "required: --fragment": name the mistyped option and the closest one
+        import difflib
+
+        given = getattr(self, "_given", [])
+        parser = self  # the top parser reports a subcommand's unknown options: look in its parser
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                parser = next((action.choices[t] for t in given if t in action.choices), self)
+        known = [o for o in parser._option_string_actions if o.startswith("--")]
+        for token in given[:given.index("--")] if "--" in given else given:
+            name = token.split("=", 1)[0]
+            if name.startswith("--") and name not in known:
+                close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+                hint = f": did you mean {close[0]}?" if close else f" ({parser.prog} --help lists the options)"
+                raise UsageError(f"unknown option {name}{hint}")
         raise UsageError(message)
 
     def _check_value(self, action, value):

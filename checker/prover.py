@@ -18,7 +18,7 @@ from checker.results import PROVED, REFUTED, SPEC_ERROR, UNKNOWN, Result
 from checker.smt import properties as smt_engine
 from checker.spec.reading import materialize
 from checker.theorems.consistency import FAMILIES, computations, dimensions, spec_theorems, theorems_of
-from checker.theorems.equation import difference
+from checker.theorems.equation import difference, outside, unread
 from checker.scope import focus_of
 from checker.theorems.relations import blame, load_relations, placed
 from checker.theorems.run import equation_result
@@ -132,6 +132,17 @@ def prove_relation(path, rel, opts) -> list:
         fails = ""
         if rel.expect == "refuted":
             fails = f"{rel.statement.rstrip('.')}: refuted as declared; {difference(eq)}"
+        part = unread(eq) if outside(eq) is None else None
+        if part is not None:
+            # every relation reads its left fragment whole: one cut short (a `for:` range, `lanes:`,
+            # the left element) proves a part while its statement, and its verdict, claim the whole
+            lane, i = part
+            message = (f"cannot hold as stated: no point reads {eq.left.name} lane {lane} element {i}; a relation "
+                       "covers its left fragment whole (its for: ranges, lanes and left element reach every "
+                       "element of every lane)")
+            return [Result(path, None, "relation", REFUTED, 0.0, str(rel.reach or rel.span),
+                           {"point": {"%laneid": lane, "i": i}, "message": message}, subject=rel.id,
+                           message=message).but(detail={"rests_on": list(rel.rests_on)})]
         r = equation_result(eq, opts, path, "relation", rel.id, str(rel.span), expect=rel.expect,
                             holds=rel.statement, fails=fails)
         # at the formula that gives the differing cell, the relation's line as a note

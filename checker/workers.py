@@ -34,7 +34,10 @@ def run(fn, items: list, processes: int) -> list:
         return [fn(item) for item in items]
     tickets_in, tickets_out = os.pipe()
     forked = []
-    for _ in range(min(processes, len(items)) - 1):
+    # no more processes than cores (two at least, so `--jobs 2` always forks): `--jobs 1000`, a
+    # slip for 10, forked a thousand copies and took 38 s for a 1 s proof on two cores
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    for _ in range(min(processes, len(items), max(2, cores)) - 1):
         answers_in, answers_out = os.pipe()
         pid = children.fork()
         if pid == 0:

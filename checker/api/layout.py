@@ -136,7 +136,7 @@ class Layout:
 
     def _index(self, thread: int, i: int) -> int:
         n = self.elements
-        if not (isinstance(thread, int) and isinstance(i, int) and 0 <= thread < self.threads and 0 <= i < n):
+        if not (_integer(thread) and _integer(i) and 0 <= thread < self.threads and 0 <= i < n):
             raise LayoutError(f"{self.id} takes thread 0..{self.threads - 1} and i 0..{n - 1}, not ({thread!r}, {i!r})")
         return thread * n + i
 
@@ -156,7 +156,7 @@ class Layout:
         """Every (thread, i) whose element is the cell (row, col), in (thread, i) order: one for a
         proved fragment, one per MMA computation for `mma.m8n8k4 .f16`; none, or several, where
         a printed text is not a bijection."""
-        if not (0 <= row < self.rows and 0 <= col < self.cols):
+        if not (_integer(row) and _integer(col) and 0 <= row < self.rows and 0 <= col < self.cols):
             raise LayoutError(f"{self.id} is {self.rows} x {self.cols}: row takes 0..{self.rows - 1}, "
                               f"col 0..{self.cols - 1}, not ({row!r}, {col!r})")
         rows, cols = self._table()
@@ -202,8 +202,11 @@ class Layout:
     def grid_text(self, band: int = 16) -> str:
         """The matrix as text, `T<thread>:<element>` in each cell, as `checker table` draws it (CuTe's
         print_layout, in the document's notation): `band` columns side by side (0: all)."""
+        from checker.errors import UsageError
         from checker.report.tables import fragment_table, render_text
 
+        if not (_integer(band) and band >= 0):
+            raise UsageError(f"grid_text(band=...) takes a number of columns, 0 or more (0: all), found {band!r:.60}")
         self._need()
         return render_text(fragment_table(self._spec.model, self._fragment, self._reading),
                            self._fragment.letter, band)
@@ -254,12 +257,18 @@ class Layout:
             raise LayoutError(f"{self.id} as printed is not the proved layout: compare with "
                               f"checker.load({self._spec.path!r}).fragment({self.id!r})")
         from checker.compare import compare_layout
+        from checker.compare.candidates import Candidate
         from checker.smt.solver import run_budget
 
         if isinstance(candidate, str):
             from checker.compare.inputs import cute
 
             candidate = cute(candidate, self._fragment, where="compare()")
+        elif not callable(candidate) and not isinstance(candidate, (Layout, Candidate)):
+            from checker.errors import UsageError
+
+            raise UsageError(f"compare() takes a CuTe layout as text, a Layout or a function (thread, i) -> "
+                             f"(row, col), found {type(candidate).__name__} {candidate!r:.60}")
         elif isinstance(candidate, Layout):
             other = candidate
             candidate = lambda t, i: other.cell(t, i)  # noqa: E731 - the other layout's map, by name
@@ -289,3 +298,8 @@ class Layout:
 
     __hash__ = None  # equality is by map, which is computed: not hashable
 
+
+def _integer(x) -> bool:
+    """An integer (an int, a numpy integer), and not a bool: a float, a str or True was compared or
+    used as an index (a bare TypeError, or True taken as thread 1), where a point takes whole numbers."""
+    return hasattr(type(x), "__index__") and not isinstance(x, bool)

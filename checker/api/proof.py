@@ -79,6 +79,10 @@ def prove(paths, jobs: int = 1) -> Proof:
 
     if isinstance(paths, str) or hasattr(paths, "__fspath__"):
         paths = [paths]
+    if not isinstance(paths, (list, tuple)) or not all(isinstance(p, str) or hasattr(p, "__fspath__") for p in paths):
+        raise UsageError(f"prove takes a path or a list of paths (str or os.PathLike), found {paths!r:.60}")
+    if not paths:
+        raise UsageError("prove was given no path: name a spec file or folder (\"specs/\")")
     paths = [str(p) for p in paths]
     if not isinstance(jobs, int) or jobs < 1:
         raise UsageError("jobs takes a positive number")

@@ -88,8 +88,12 @@ class Spec:
         command line does. A fragment that is given only as a figure, or that the spec does not
         have, raises `checker.LayoutError` saying what was likely meant and naming the ones it has."""
         from checker.bounded import shown
+        from checker.errors import UsageError
         from checker.spec.lookup import called, split, unknown
 
+        if not isinstance(id, str):
+            raise UsageError(f"fragment() takes an id as text (one of {', '.join(self.ids)}), "
+                             f"found {type(id).__name__} {id!r:.60}")
         base, given = split(id)
         want = dict(given)
         clash = {k: v for k, v in params.items() if k in want and want[k] != v}
@@ -156,11 +160,17 @@ def load(path: str, as_printed: bool = False) -> Spec:
     A file that cannot be read, is malformed, or that `checker validate` refuses raises
     `checker.SpecError` with its file:line:col.
     """
+    import os
+
     from checker.errors import UsageError
     from checker.files import is_relations_file
     from checker.spec.checked import load_checked
 
-    path = str(path)
+    if not isinstance(path, (str, os.PathLike)):  # str(None) was read as a file named "None"
+        raise UsageError(f"checker.load takes a path (a str or os.PathLike), found {type(path).__name__} {path!r:.60}")
+    path = os.fspath(path)
+    if not isinstance(path, str):
+        raise UsageError(f"checker.load takes a path as text, found {type(path).__name__} {path!r:.60}")
     if is_relations_file(path):
         raise UsageError(f"{path} holds relations between fragments, not a spec: checker.prove({path!r}) proves them")
     # validate's gate, as every command's: a formula, element list or erratum is otherwise read

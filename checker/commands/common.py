@@ -71,7 +71,7 @@ def integer(text: str) -> int:
 
 def add_jobs(parser, help=None) -> None:
     parser.add_argument("--jobs", type=integer, default=min(2, os.cpu_count() or 1), metavar="N",
-                        help=help or "worker processes (default: up to 2)")
+                        help=help or "worker processes, no more than the cores (default: up to 2)")
 
 
 def positive_jobs(args) -> None:
@@ -117,11 +117,26 @@ def gate(files) -> dict:
     return specs
 
 
+def one_spec(path: str) -> str:
+    """The spec file of a command that takes one (where, eval, export, table, simulate, compare).
+    A folder, relations.yaml or a path that does not exist is a usage error (exit 2), as it is for
+    the commands that take many: a folder was read as its first file, answering about a spec the
+    user never named, and relations.yaml was refused as a spec with an unknown key."""
+    from checker.files import is_relations_file
+
+    if os.path.isdir(path):
+        raise UsageError(f"{shown(path)} is a folder: this command takes one spec file (specs/m16n8k16.yaml)")
+    if is_relations_file(path):
+        raise UsageError(f"{shown(path)} holds relations between fragments, not a spec: "
+                         f"`checker prove {shown(path)}` proves them")
+    return spec_files([path])[0]
+
+
 def load_fragment(path, fid):
     """(spec, fragment) of fragment `fid` of the spec file; a usage error naming the ones it has."""
     from checker.spec.checked import load_checked
 
-    spec = load_checked(spec_files([path])[0])
+    spec = load_checked(one_spec(path))
     frag = spec.fragment(fid)
     if frag is None:
         from checker.spec.lookup import unknown

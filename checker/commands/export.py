@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from checker import outputs
-from checker.commands.common import add_fragment, add_output, add_specs, check_outputs, command, integer
+from checker.commands.common import add_fragment, add_output, add_specs, check_outputs, command, integer, one_spec
 
 NAME = "export"
 
@@ -30,7 +30,7 @@ def run(args, out, err) -> int:
     command = " ".join(["checker export", args.spec, "--fragment", args.fragment, "--to", args.to]
                        + (["--computation", str(args.computation)] if args.computation is not None else []))
     check_outputs(args)
-    text = export(args.spec, args.fragment, args.to, args.computation, command)
+    text = export(one_spec(args.spec), args.fragment, args.to, args.computation, command)
     if args.output:
         outputs.write_text(args.output, text, "--output")
     else:

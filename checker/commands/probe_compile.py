@@ -90,7 +90,7 @@ def compile_only(args, out) -> int:
     text += _summary(rows, targets if jobs else [])
     text += compile_lines(moved, wanted) if moved else []
     text += wgmma_lines(wg_rows) if wg_rows else []
-    if not disasm and jobs:
+    if not disasm and (jobs or moved or wg_rows):  # once, whichever families went without SASS
         text.append("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)")
     out.write(lines(text))
     return worst

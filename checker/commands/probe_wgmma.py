@@ -114,8 +114,6 @@ def compile_lines(rows: list) -> list:
                 key = ".".join(parts[:at] + ["64xNx" + parts[at].split("x")[-1]] + parts[at + 1:])
                 kinds.setdefault(key, set()).add(int(parts[at].split("x")[1]))
     text += [f"  SASS {key}: N = {min(ns)}..{max(ns)} ({len(ns)} values)" for key, ns in sorted(kinds.items())]
-    if all(r["sass"] is None for r in done):
-        text.append("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)")
     return text
 
 

@@ -32,7 +32,7 @@ def add(sub) -> None:
     pr.add_argument("--no-cross-check", action="store_true",
                     help="skip the plain-Python engine that checks every z3 verdict")
     pr.add_argument("--dump-smt", metavar="DIR", help="write every named z3 query as SMT-LIB")
-    add_jobs(pr, "worker processes (default: up to 2); 1 proves in this process")
+    add_jobs(pr, "worker processes, no more than the cores (default: up to 2); 1 proves in this process")
 
 
 def _version() -> str:

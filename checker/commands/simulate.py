@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from checker.commands.common import add_format, add_output, add_specs, command, integer, spec_files
+from checker.commands.common import add_format, add_output, add_specs, command, integer, one_spec
 from checker.errors import CheckerError, UsageError
 
 NAME = "simulate"
@@ -30,7 +30,7 @@ def run(args, out, err) -> int:
     from checker.semantics.variants import find
     from checker.spec.checked import load_checked
 
-    spec = load_checked(spec_files([args.spec])[0])
+    spec = load_checked(one_spec(args.spec))
     if args.fragment_set is None:
         from checker.semantics.variants import variants
 
@@ -38,10 +38,13 @@ def run(args, out, err) -> int:
         return 0
     v, all_ = find(spec, args.fragment_set)
     if v is None:
+        import difflib
+
         from checker.bounded import shown
 
-        raise UsageError(f"{spec.shape} has no variant {shown(args.fragment_set)}; it has "
-                         + ", ".join(x.id for x in all_))
+        close = difflib.get_close_matches(args.fragment_set, [x.id for x in all_], n=1, cutoff=0.8)
+        raise UsageError(f"{spec.shape} has no variant {shown(args.fragment_set)}"
+                         + (f"; did you mean {close[0]!r}? It has " if close else "; it has ") + ", ".join(x.id for x in all_))
     if not 0 <= args.seed < 1 << 63:
         raise UsageError("--seed takes 0..2**63-1")
     from checker.report.simulate import render_json, render_text

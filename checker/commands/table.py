@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from checker.commands.common import add_format, add_fragment, add_output, add_specs, command, integer, load_fragment, spec_files
+from checker.commands.common import add_format, add_fragment, add_output, add_specs, command, integer, load_fragment, one_spec
 
 from checker.errors import UsageError
 
@@ -32,7 +32,7 @@ def run(args, out, err) -> int:
     from checker.spec.checked import load_checked
     from checker.spec.reading import materialize
 
-    spec = load_checked(spec_files([args.spec])[0])
+    spec = load_checked(one_spec(args.spec))
     frags = list(spec.fragments())
     if args.fragment:
         frags = [load_fragment(args.spec, args.fragment)[1]]

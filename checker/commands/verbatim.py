@@ -48,7 +48,7 @@ def _folders(values: list) -> list:
 def run(args, out, err) -> int:
     from checker.files import is_relations_file
     from checker.spec.checked import load_checked
-    from checker.verbatim import document, fields, match
+    from checker.verbatim import document, fields, match, seeds
 
     folders = _folders(args.document)
     files = [f for f in spec_files(args.paths) if not is_relations_file(f)]  # relations: the spec's own words
@@ -59,23 +59,27 @@ def run(args, out, err) -> int:
         if args.format == "json":
             _json(out, [], doc, files, [{"location": str(e.span), "message": e.message} for e in doc.errors])
         return 3
-    outcomes, problems = [], []
+    outcomes, problems, wrong = [], [], []
     for path in files:
         try:
             load_checked(path)
             found = [match.check(f, doc) for f in fields.read(path)]
+            seeded = seeds.check(path, doc)  # a provenance no field's verdict depends on
         except SpecError as exc:
             err.write(f"{exc}\n")
             problems.append({"location": str(exc.span), "message": exc.message})
             continue
         outcomes += [(path, o) for o in found]
+        wrong += [{"location": str(at), "message": why} for at, why in seeded]
         if args.format == "text":
             _text_spec(out, path, found)
+            out.writelines(f"{at}: error: {why}\n" for at, why in seeded)
     if args.format == "json":
-        _json(out, outcomes, doc, files, problems)
+        _json(out, outcomes, doc, files, problems + wrong)
     else:
-        out.write(_summary(outcomes, doc, len(files)) + "\n")
-    return 3 if problems else 1 if any(o.failed for _, o in outcomes) else 0
+        seeded = f"; {len(wrong)} seed{'s' * (len(wrong) != 1)} not holding their section" if wrong else ""
+        out.write(_summary(outcomes, doc, len(files)) + seeded + "\n")
+    return 3 if problems else 1 if wrong or any(o.failed for _, o in outcomes) else 0
 
 
 def show(text: str, limit: int = 120) -> str:

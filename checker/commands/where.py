@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from checker.commands.common import add_format, add_fragment, add_output, add_specs, command, integer
+from checker.commands.common import add_format, add_fragment, add_output, add_specs, command, integer, one_spec
 
 NAME = "where"
 
@@ -23,7 +23,7 @@ def add(sub) -> None:
     wh.add_argument("--col", required=True, type=integer, metavar="C", help="the cell's column")
     wh.add_argument("--compressed", action="store_true",
                     help="for a sparse A (mma.sp): --row/--col are in the compressed A, not in A")
-    wh.add_argument("--as-printed", type=int, metavar="K",
+    wh.add_argument("--as-printed", type=integer, metavar="K",
                     help="ask the document's printed text of the fragment's K-th erratum (the replay of a "
                          "covers refutation of it)")
     add_format(wh)
@@ -33,7 +33,7 @@ def add(sub) -> None:
 def run(args, out, err) -> int:
     from checker.export.where import where, where_text
 
-    w = where(args.spec, args.fragment, args.row, args.col, args.compressed, args.as_printed)
+    w = where(one_spec(args.spec), args.fragment, args.row, args.col, args.compressed, args.as_printed)
     if args.format == "json":
         json.dump(w, out, indent=1)
         out.write("\n")

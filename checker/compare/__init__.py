@@ -27,8 +27,14 @@ def compare_layout(fragment, candidate, computation="all", spec_name: str | None
     thread index is the lane)."""
     import checker.compare.engine as engine
     from checker.compare.candidates import Candidate
+    from checker.spec.model import Fragment
     from checker.spec.reading import materialize
 
+    if not isinstance(fragment, Fragment):  # a checker.Layout failed inside with an AttributeError
+        from checker.errors import UsageError
+
+        raise UsageError(f"compare_layout takes a spec's fragment (checker.spec.model.Fragment), found "
+                         f"{type(fragment).__name__}; a checker.Layout compares with its own .compare(candidate)")
     reading = materialize(fragment)
     if callable(candidate) and not isinstance(candidate, Candidate):
         from checker.compare.inputs import from_function

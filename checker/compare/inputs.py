@@ -159,6 +159,7 @@ def table(path: str) -> candidates.Table:
     it is)."""
     text = _read(path)
     entries: dict = {}
+    lines: dict = {}  # (thread, i) -> the line that gave it, for the message when it comes again
     first = True
     for n, raw in enumerate(text.split("\n"), 1):
         line = raw.strip()
@@ -178,12 +179,15 @@ def table(path: str) -> candidates.Table:
             f = f.strip()
             if not re.fullmatch(r"[0-9]{1,6}", f) or int(f) >= candidates.MAX_COORD:
                 what = ("thread", "i", "row", "col")[k]
+                # a header of other names (`lane,i,row,col`) was answered as a bad number alone
+                named = " (a header line, first, is exactly thread,i,row,col)" if header and not f.isdigit() else ""
                 raise SpecError(SourceSpan(path, n, at + 1),
-                                f"{what}: expected an integer in 0..{candidates.MAX_COORD - 1}, found {f!r}")
+                                f"{what}: expected an integer in 0..{candidates.MAX_COORD - 1}, found {f!r}{named}")
             values.append(int(f))
         t, i, r, c = values
+        lines.setdefault((t, i), n)
         if (t, i) in entries:
-            raise SpecError(SourceSpan(path, n, 1), f"thread {t}, i {i} is given twice")
+            raise SpecError(SourceSpan(path, n, 1), f"thread {t}, i {i} is given twice (first at line {lines[(t, i)]})")
         if len(entries) >= candidates.MAX_TABLE:
             raise SpecError(SourceSpan(path, n, 1), f"more than {candidates.MAX_TABLE} entries (a fragment "
                             "holds at most 16,384 points)")
@@ -207,8 +211,9 @@ def function(target: str):
 
         raise UsageError(f"--python takes MODULE:FUNCTION (a module name or a .py file, then a function name), "
                          f"found {target!r}")
+    source = module if module.endswith(".py") or os.sep in module else None  # the file that runs, once known
     try:
-        if module.endswith(".py") or os.sep in module:
+        if source is not None:
             mod = _load_file(module, module)
         else:
             sys.path.insert(0, os.getcwd())
@@ -219,6 +224,7 @@ def function(target: str):
                 origin = getattr(found, "origin", None)
                 if (found is not None and isinstance(origin, str) and origin.endswith(".py")
                         and found.submodule_search_locations is None):  # a package: the import system's
+                    source = origin
                     mod = _load_file(origin, module)
                 else:
                     mod = importlib.import_module(module)
@@ -226,8 +232,9 @@ def function(target: str):
                 sys.path.pop(0)
     except SpecError:
         raise
-    except Exception as exc:  # the user's module failing to import is an input error, located
-        raise SpecError(SourceSpan(module, 1, 1), f"importing it failed: {type(exc).__name__}: {exc}") from None
+    except (Exception, SystemExit) as exc:  # the user's module failing to import is an input error, located
+        at = _raised_at(exc, source, SourceSpan(source or module, 1, 1))
+        raise SpecError(at, f"importing it failed: {type(exc).__name__}: {exc}") from None
     fn = getattr(mod, name, None)
     if not callable(fn):
         raise SpecError(SourceSpan(module, 1, 1), f"has no function {name!r}")
@@ -266,8 +273,11 @@ def from_function(fn, threads: int, elements: int, source: str) -> candidates.Ta
         for i in range(elements):
             try:
                 got = fn(t, i)
-            except Exception as exc:  # the user's function: its failure is reported, located at the point
-                raise SpecError(at, f"{source}({t}, {i}) raised {type(exc).__name__}: {exc}") from None
+            # SystemExit too: sys.exit() in the user's function ended the checker with its own exit
+            # code and no word; KeyboardInterrupt still ends the run (exit 130)
+            except (Exception, SystemExit) as exc:  # the user's function: its failure is reported, located at the point
+                where = _raised_at(exc, code.co_filename, at) if code is not None else at
+                raise SpecError(where, f"{source}({t}, {i}) raised {type(exc).__name__}: {exc}") from None
             if got is None:
                 continue
             cell = _cell(got)
@@ -276,6 +286,19 @@ def from_function(fn, threads: int, elements: int, source: str) -> candidates.Ta
                                 f"integers in 0..{candidates.MAX_COORD - 1}, or None")
             entries[(t, i)] = cell
     return candidates.Table(entries, f"the function {source}")
+
+
+def _raised_at(exc, filename, default):
+    """The line of the user's file where `exc` was raised (the innermost frame in it), or
+    `default`: the line that failed, not only the function's first line."""
+    if filename is None:
+        return default
+    line, tb = None, exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return default if line is None else SourceSpan(filename, line, 1)
 
 
 def _cell(got):

@@ -256,8 +256,19 @@ def diff_base(rev: str, paths: list, spec_files) -> list:
     """Each spec file under `paths` against its version at git revision `rev`."""
     if rev.startswith("-"):
         raise UsageError(f"--base takes a revision, not {rev!r}")
-    top = os.fsdecode(_git(["rev-parse", "--show-toplevel"], os.getcwd()).strip())
-    _git(["rev-parse", "--verify", "--quiet", rev + "^{commit}"], top)
+    try:
+        top = os.fsdecode(_git(["rev-parse", "--show-toplevel"], os.getcwd()).strip())
+    except UsageError as exc:
+        if "not a git repository" not in str(exc):
+            raise
+        raise UsageError(f"--base {shown(rev)}: {shown(os.getcwd())} is not in a git repository "
+                         "(run it from the repository, or give OLD NEW)") from None
+    try:
+        _git(["rev-parse", "--verify", "--quiet", rev + "^{commit}"], top)
+    except UsageError as exc:  # git's own words were its command line and "exit status 1"
+        if "exit status" not in str(exc):
+            raise
+        raise UsageError(f"--base {shown(rev)}: no such commit in {shown(top)} (a branch, tag or commit id)") from None
     now = {os.path.relpath(os.path.abspath(p), top).replace(os.sep, "/"): p for p in spec_files(paths)}
     prefixes = [os.path.relpath(os.path.abspath(p), top).replace(os.sep, "/") for p in paths]
     listing = _git(["ls-tree", "-r", "-z", "--name-only", rev, "--", *prefixes], top)

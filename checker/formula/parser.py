@@ -31,19 +31,36 @@ def _describe(token) -> str:
 
 
 _PRETTY = {"RPAR": "')'", "LPAR": "'('", "_NL": "end of line", "NAME": "a name",
-           "NUMBER": "a number", "LANEID": "%laneid", "OTHERWISE": "'otherwise'"}
+           "NUMBER": "a number", "LANEID": "%laneid", "OTHERWISE": "'otherwise'",
+           "CMP_OP": "a comparison", "SHIFT_OP": "'<<' or '>>'", "ADD_OP": "'+' or '-'",
+           "MUL_OP": "'*', '/' or '%'", "ELLIPSIS": "'...'", "ELEM_ALL": "'ai'", "ELEM_ONE": "'a0'"}
+KEYWORDS = ("otherwise", "for", "where", "if", "and")
 
 
 def _expected(names) -> str:
-    shown = sorted(_PRETTY.get(n, n.lower()) for n in names)
+    # a terminal's own text where it is one string: lark names the anonymous ones __ANON_0 (`||`)
+    terminals = {t.name: t.pattern for t in _parser().terminals}
+    shown = {_PRETTY.get(n) or (repr(terminals[n].value) if n in terminals and terminals[n].type == "str"
+                               else n.lower().strip("_")) for n in names}
+    shown = sorted(shown, key=lambda x: (not x.strip("'").isalpha(), x))  # words (`otherwise`) before operators
     return ", ".join(shown[:6]) + (", ..." if len(shown) > 6 else "")
+
+
+def _keyword_slip(token) -> str:
+    """' (did you mean 'otherwise'?)' for a name one letter from a keyword (`Otherwize`)."""
+    import difflib
+
+    if getattr(token, "type", "") != "NAME":
+        return ""
+    close = difflib.get_close_matches(str(token).lower(), KEYWORDS, n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def raise_located(src: SourceText, exc: Exception, what: str):
     if isinstance(exc, lark.UnexpectedToken):
         tok = exc.token
         off = tok.start_pos if getattr(tok, "start_pos", None) is not None else len(src.text)
-        msg = f"cannot parse {what}: unexpected {_describe(tok)}, expected {_expected(exc.expected)}"
+        msg = f"cannot parse {what}: unexpected {_describe(tok)}{_keyword_slip(tok)}, expected {_expected(exc.expected)}"
         raise SpecError(src.span(off), msg) from None
     if isinstance(exc, lark.UnexpectedCharacters):
         msg = f"cannot parse {what}: unexpected character {exc.char!r}"

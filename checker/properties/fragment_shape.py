@@ -33,6 +33,12 @@ def _check(reading) -> tuple[str, dict | None]:
         for t in row.types:
             bits, reg = max(model.TYPE_BITS[t], row.container_bits or 0), model.KIND_BITS[row.kind]
             per = reg // bits if reg % bits == 0 else None
+            if per is not None and per > 1 and row.per_register is None and row.count * per == n:
+                # no `per_register` reads as one element a register (checker/semantics/registers.py
+                # packs by it): left out of a row whose register holds several, it says one
+                return REFUTED, {
+                    "message": f"table row {k + 1}: a .{row.kind} register holds {per} .{t} elements, but the row "
+                               f"gives no per_register (which reads as 1)", "location": str(row.kind_span or row.span)}
             if per is None or row.count * per != n or (row.per_register not in (None, per)):
                 said = f", {row.per_register} per register as written" if row.per_register else ""
                 return REFUTED, {

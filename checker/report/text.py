@@ -27,6 +27,10 @@ def failure(r) -> list:
         return lines + _cex_lines(cex)
     head = "" if not r.fragment else f"{r.fragment}: " if r.verdict == "SPEC_ERROR" else \
         f"{r.fragment} {r.property} {r.verdict.lower()}: "
+    if r.verdict == "SPEC_ERROR" and not r.fragment and not str(r.location).startswith(f"{r.spec}:"):
+        # another file's error stopped this one (relations.yaml reading a spec that does not load):
+        # name it, or its line repeats the spec's own word for word
+        head = f"{r.spec} not checked: "
     return [f"{r.location}: error: {head}{r.message}", *(_cex_lines(r.counterexample) if r.counterexample else [])]
 
 

@@ -31,21 +31,39 @@ def check(spec) -> None:
         resolve = beside(spec.path)
         for sec in spec.sections:
             for same in sec.same_as:
-                for where, why in unresolved(same, resolve):
+                for where, why in unresolved(same, resolve, spec):
                     raise SpecError(where, why)
 
 
-def unresolved(same, resolve) -> list:
+def unresolved(same, resolve, spec=None) -> list:
     """(where, why) of each name in a same_as list that is not a fragment of the operands it is
     given for, in a spec of its shape that loads (`resolve`: shape -> its Spec, or None, as
     checker/theorems/same_as.py's referee gives). The list is the spec's own words, not the
     document's, so each is a located spec error, in validate as in prove. A shape with no spec
     beside is not among them: a spec copied alone still reads, and prove says what is missing."""
-    out = []
+    out, covered, resolved = [], set(), 0
+    named = named_shape(same)
     for k, ref in enumerate(same.fragments):
         shape, fid = ref.split("/", 1)
+        if named is not None and shape != named:
+            # the sentence names the section it points to: a fragment of another shape is not
+            # the one it means, however alike their operands (m16n8k64's C is 16x8 like m16n8k8's)
+            where = same.fragment_spans[k] if k < len(same.fragment_spans) else same.span
+            out.append((where, f"{shown(ref, 60, False)}: the sentence names the fragments of {named}, "
+                               f"not of {shown(shape, 40, False)}"))
+            continue
         other = resolve(shape)
         if other is None:
+            continue
+        if spec is not None and spec.parameters and other.parameters and spec.parameters != other.parameters:
+            # a parametric fragment named for all its N (the sparse wgmma's D) is the same at
+            # every N of this spec only where both give the same N
+            (name, mine), (_, theirs) = spec.parameters[0], other.parameters[0]
+            diff = sorted(set(mine) ^ set(theirs))
+            out.append((spec.parameters_span or same.span,
+                        f"{name} = {diff[0]} is a value of {'this spec' if diff[0] in mine else shape}'s parameter "
+                        f"but not of {shape if diff[0] in mine else 'this spec'}'s, whose {shown(ref, 60, False)} "
+                        "this section is the same as"))
             continue
         frag = other.fragment(fid)
         if frag is None:  # a parametric fragment (wgmma D) named for all its N
@@ -58,7 +76,31 @@ def unresolved(same, resolve) -> list:
         elif frag.operand not in same.operands:
             out.append((where, f"{shown(ref, 60, False)}: expected a fragment of operand "
                                f"{' or '.join(same.operands)}, found operand {frag.operand}"))
+        else:
+            covered.add(frag.operand)
+            resolved += 1
+    if not out and resolved == len(same.fragments):
+        # every name resolved: the sentence's operands each need one (a name dropped from the
+        # list leaves an operand the section says is "the same as" with nothing it is the same as)
+        left = [op for op in same.operands if op not in covered]
+        if left:
+            where = same.fragment_spans[-1] if same.fragment_spans else same.span
+            out.append((where, f"operand {left[0]} is given for {', '.join(same.operands)}, but no fragment of "
+                               f"{left[0]} is named"))
     return out
+
+
+def named_shape(same) -> str | None:
+    """The shape a "same as" sentence names ("... the same as in case of Matrix Fragments for
+    mma.m16n8k16 ..."), its errata's readings in place; None where it names none."""
+    import re
+
+    text = same.printed
+    for e in same.errata:
+        if e.printed:
+            text = text.replace(e.printed, e.value.text, 1)
+    m = re.search(r"Matrix Fragments for (?:wgmma\.mma_async|mma)\.(m\w+?)\.?(?:\s|$)", text, re.I)
+    return m.group(1) if m else None
 
 
 def beside(path: str, load_one=None):

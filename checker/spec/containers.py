@@ -135,18 +135,29 @@ def containers(meaning, value: dict, family: str) -> Containers | None:
                             f".{ld['format']} value has {FORMAT_WIDTH[ld['format']]} (width {ld['width']})")
         mem = ld.get("memory")
         memory = Memory(mem["packed_bytes"], mem["standing"], mem["basis"]) if mem else None
-        if memory is not None and memory.packed_bytes * 8 < 16 * ld["width"]:
+        # the bytes the row's 16 packed values take (the padding after them is not theirs): fewer
+        # cannot hold them, more would have the probe lay its inputs out on a wrong stride
+        if memory is not None and memory.packed_bytes * 8 != 16 * ld["width"]:
             raise SpecError(meaning.span(path + ["memory", "packed_bytes"]),
-                            f"{memory.packed_bytes} bytes cannot hold 16 {ld['width']}-bit values")
+                            f"16 {ld['width']}-bit values packed take {16 * ld['width'] // 8} bytes, "
+                            f"not {memory.packed_bytes}")
         sources = tuple(Source(s["repo"], s["commit"], s["path"], tuple(s["lines"]), s["says"]) for s in ld["read_from"])
         loads[ld["format"]] = Load(ld["format"], ld["width"], lo, ld["upper"], ld["standing"], sources, memory,
                                    meaning.span(path))
-    theorems, seen = [], set()
+    theorems, seen, claims = [], set(), {}
     for k, t in enumerate(c["theorems"]):
         path = base + ["theorems", k]
         if t["id"] in seen:
             raise SpecError(meaning.span(path + ["id"]), f"duplicate container theorem id {t['id']!r}")
         seen.add(t["id"])
+        # two theorems of one claim: one was meant to be about another type, format or shift, and
+        # that claim is proved by neither (the id and statement still say it is)
+        claim = (t["format"], t["type"], t.get("shift"))
+        if claim in claims:
+            first, at = claims[claim]
+            raise SpecError(meaning.span(path + ["type"]), f"theorem {t['id']!r} claims what {first!r} (line "
+                            f"{at.line}) does (.{t['type']} loaded by .{t['format']}, shift {t.get('shift') or 0})")
+        claims[claim] = (t["id"], meaning.span(path + ["type"]))
         if t["format"] not in loads:
             raise SpecError(meaning.span(path + ["format"]), f"no load gives where .{t['format']} leaves a value")
         if t["type"] not in reads:

@@ -7,12 +7,14 @@ checker/references/data) and the document's sentences it rests on (the section's
 becomes an ordinary Fragment, so every property is proved of it by both engines."""
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from checker.errors import SourceSpan, SpecError
 from checker.families import FAMILIES
 from checker import source
-from checker.spec import model
+from checker.spec import model, provenance
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,7 @@ class Composition:
     src: dict  # element, fragment_element, lane, row, col -> SourceText (absent: the default)
     span: SourceSpan
     fragment_span: SourceSpan | None = None  # its `fragment:` line, where a name that no longer resolves is said
+    reach: SourceSpan | None = None  # its `for:`: a layout read in part is refuted there
 
 
 def fragment(meaning, fr: dict, fpath: list, section: str, family: str) -> model.Fragment:
@@ -51,6 +54,8 @@ def fragment(meaning, fr: dict, fpath: list, section: str, family: str) -> model
     for k, form in enumerate(fr["forms"]):
         if not form.startswith(family + "."):
             raise SpecError(meaning.span(fpath + ["forms", k]), f"{form} is not a {family} instruction")
+    _forms(meaning, fr, fpath, matrices)
+    provenance.read_from(meaning, fr, fpath)
     row = model.TableRow((fr["type"],), fr["operand_text"], reg["count"], "b32", reg["per_register"],
                          meaning.stext(fpath + ["elements"]), meaning.span(fpath), None, None, None,
                          meaning.span(fpath + ["operand_text"]))
@@ -62,6 +67,31 @@ def fragment(meaning, fr: dict, fpath: list, section: str, family: str) -> model
         rows=rows, cols=cols, span=meaning.span(fpath), caption_span=meaning.span(fpath + ["caption"]),
         family=family, threads=fam.threads, matrices=matrices, forms=tuple(fr["forms"]),
         read_from=tuple(reading["read_from"]), basis=reading.get("basis"))
+
+
+def _forms(meaning, fr: dict, fpath: list, matrices: int) -> None:
+    """Each form is the instruction this layout is: of the spec's shape, `.num` its matrices,
+    its type the layout's, `.trans` as its other forms, and no other layout's of its operand (the probe compiles
+    and the report names a layout by its forms, so a form of another layout is a false claim
+    that every proof of this layout's reading lets through)."""
+    shape = meaning.doc.value["shape"].split(".", 1)[1]
+    seen = meaning.__dict__.setdefault("forms_seen", {})
+    trans = None
+    for k, form in enumerate(fr["forms"]):
+        parts, where = form.split("."), meaning.span(fpath + ["forms", k])
+        num = next((p for p in parts if re.fullmatch(r"x\d+", p)), None)
+        kind = parts[-1] if parts[-2] in ("shared", shape, "trans") else parts[-2]
+        why = (f"its shape is not {shape}" if shape not in parts else
+               f"it loads {num[1:] if num else 1} matrices, the layout {matrices}" if int((num or "x1")[1:]) != matrices else
+               f"its type is .{kind}, the layout's .{fr['type']}" if not kind.startswith(fr["type"]) or
+               kind[len(fr["type"]):] not in ("", "x16") else
+               "it is .trans where the layout's other forms are not, or the reverse" if trans not in (None, "trans" in parts) else
+               "it is a form of layout {} (line {}) too".format(*seen[form, fr["operand"]]) if (form, fr["operand"]) in seen
+               else None)
+        if why is not None:
+            raise SpecError(where, f"{form} is not a form of layout {fr['id']}: {why}")
+        trans = "trans" in parts
+        seen[form, fr["operand"]] = (fr["id"], where.line)  # movmatrix's a and d are one form's two operands
 
 
 def compositions(meaning, value: dict, fragments: dict) -> tuple:
@@ -81,5 +111,6 @@ def compositions(meaning, value: dict, fragments: dict) -> tuple:
             variables.append((name, lo, hi))
         src = {f: meaning.stext(path + [f]) for f in ("element", "fragment_element", "lane", "row", "col") if f in c}
         out.append(Composition(c["id"], c["statement"], tuple(c["rests_on"]), c["expect"], c["layout"], c["fragment"],
-                               tuple(variables), src, meaning.span(path), meaning.span(path + ["fragment"])))
+                               tuple(variables), src, meaning.span(path), meaning.span(path + ["fragment"]),
+                               meaning.span(path + ["for"])))
     return tuple(out)

@@ -10,7 +10,7 @@ from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
 from checker.families import FAMILIES
 from checker import source
-from checker.spec import layouts, model, yamlload
+from checker.spec import layouts, model, provenance, yamlload
 from checker.spec.validation import MAX_EXPLAINED, explained, gate, schema, valid, validator  # noqa: F401 - schema and validator: read from here too (commands/schema.py, probe/dump.py)
 
 SCHEMA_ID = "ptx-fragment-checker/1"
@@ -132,6 +132,7 @@ class _Meaning:
             if d is not None and not 1 <= d <= MAX_DIM:
                 raise SpecError(self.span(["shape"]), f"{name} = {d} is outside 1..{MAX_DIM}")
         params = self.parameters(v, family, shape)
+        self.parameter_values = frozenset(params[1]) if params else frozenset()
         # one instance per value of the shape's parameter (a shape without one has one instance)
         instances = [((), dims)] if not params else [
             (((params[0], value),), dict(dims, **{d: value for d, x in dims.items() if x is None}))
@@ -173,7 +174,7 @@ class _Meaning:
         found = {f.id: f for s in sections for f in s.fragments}
         return model.Spec(self.doc.path, shape, dims["m"], dims["n"], dims.get("k"), tuple(sections), family.name,
                           (params,) if params else (), layouts.compositions(self, v, found),
-                          self.containers(v, family.name))
+                          self.containers(v, family.name), self.span(["parameters"]) if params else None)
 
     def containers(self, v: dict, family: str):
         if "containers" not in v:
@@ -259,6 +260,9 @@ class _Meaning:
             raise SpecError(self.span(epath + ["printed"]),
                             "printed: \"\" stands for an Elements cell the document leaves empty (elements: null)"
                             if e["printed"] == "" else "this Elements cell is empty: its erratum has printed: \"\"")
+        if fld in ("header", "formula") and set(e["breaks"]) <= model.WORD_CHECKS:  # else nothing would confirm it
+            raise SpecError(self.span(epath + ["breaks"]), f"no words' theorem ({', '.join(sorted(model.WORD_CHECKS))}) "
+                            f"reads a {fld}: its erratum breaks what the printed {fld} fails (a property, or syntax)")
         return model.Erratum(fld, e["printed"], self.stext(epath + ["value"]), tuple(e["breaks"]),
                              e["erratum"], self.span(epath), row, e.get("kind", "contradiction"))
 
@@ -281,6 +285,21 @@ class _Meaning:
                                        self.span(rpath + ["fragment"]), r.get("miscellaneous"), valid,
                                        self.span(rpath + ["registers", "kind"]),
                                        self.span(rpath + ["registers", "count"]), self.span(rpath + ["types"])))
+        twice = next((k for k, row in enumerate(rows) if any((row.types, row.values) == (o.types, o.values)
+                                                            for o in rows[:k])), None)
+        if twice is not None:  # the document gives a type's registers once (per value of N)
+            raise SpecError(self.span(fpath + ["table", twice]), f"{fr['id']}: table row {twice + 1} repeats the "
+                            f"types of a row above ({', '.join(rows[twice].types)})")
+        said = set().union(*(row.values for row in rows if row.values is not None)) if params else set()
+        if said - self.parameter_values:
+            # the converse of the check below: a value the table gives that the parameter leaves
+            # out is an instance the spec no longer proves (a run cut short, a step doubled)
+            name, value = params[0][0], min(said - self.parameter_values)
+            runs = self.doc.value["parameters"][name]
+            where = ["parameters", name] if not isinstance(runs, list) else \
+                ["parameters", name, max([k for k, r in enumerate(runs) if r["from"] <= value] or [0])]
+            raise SpecError(self.span(where), f"{fr['id']}'s table gives {name} = {value}, which is not a value of "
+                            "the shape's parameter")
         if params and all(row.values is not None and params[0][1] not in row.values for row in rows):
             raise SpecError(self.span(fpath + ["table"]), f"{params[0][0]} = {params[0][1]} is a value of the shape's "
                             f"parameter, but no row of {fr['id']}'s table gives it")
@@ -334,6 +353,10 @@ class _Meaning:
                             f"({', '.join(fr['figures'])})")
         if x["standing"] == "agreed" and not x["sources"]:
             raise SpecError(self.span(path + ["sources"]), "an agreed reading names the sources that agree on it")
+        if x["standing"] == "extrapolated" and x["sources"]:  # extrapolated: no published encoding covers it
+            raise SpecError(self.span(path + ["standing"]), "an extrapolated reading is one no source encodes; this one "
+                            f"names {len(x['sources'])} (agreed: the sources encode it)")
+        provenance.sources(self, x, path)
         sources = tuple(model.Source(s["library"], s["repo"], s["commit"], s["path"], s["line"], s["name"],
                                      s.get("reference")) for s in x["sources"])
         return model.FigureReading(x["figure"], x["standing"], sources, x.get("note"), self.span(path))

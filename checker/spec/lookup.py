@@ -89,8 +89,19 @@ def unknown(spec, path: str, fid: str, style=typed) -> str:
     `style` writes an instance the way the reader names one (`typed` or `called`)."""
     groups = _grouped(spec)
     base, given = split(fid)
+    drawn = [f.id for s in spec.sections for f in s.figures_only]
+    if fid in drawn:  # it is in the spec, as a table: "did you mean 'A.sp.tf32'?" sent the user elsewhere
+        return (f"{path}: {shown(fid)} is given only as a figure in the document: its table is checked, but "
+                f"there is no formula, so no map to ask about; the fragments with one: {', '.join(groups)}.")
     hints = []
-    if base in groups and groups[base]:
+    # a case slip (`a.b1`) is the fragment itself, which difflib's character ratio ranked below
+    # another (`B.b1`)
+    folded = [b for b in groups if b.lower() == base.lower()]
+    if base in groups and not groups[base]:  # `A.b1[N=64]`: a fragment that is one map, not one per value
+        hints.append(f"{base} takes no {', '.join(k for k, _ in given)}; name it {style(base, {})}")
+    elif base not in groups and folded:
+        hints.append(f"did you mean {_example(folded[0], groups[folded[0]], style, given)}?")
+    elif base in groups and groups[base]:
         # the fragment exists, per parameter value: the value is missing or not one it has
         what = (f"{base} has no instance at {', '.join(f'{k}={v}' for k, v in given)}" if given
                 else f"{base} is one fragment per value of {', '.join(groups[base])}")

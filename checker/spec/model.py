@@ -235,6 +235,7 @@ class Spec:
     parameters: tuple = ()  # (name, values): ("N", (8, 16, ..., 256))
     compositions: tuple = ()  # checker.spec.layouts.Composition: ldmatrix & co. placed on mma fragments
     containers: object = None  # checker.spec.containers.Containers: where ldmatrix and mma put 4-/6-bit values
+    parameters_span: object = None  # where `parameters:` is written: a value the spec it is "the same as" lacks is said there
 
     def fragments(self) -> tuple:
         return tuple(f for s in self.sections for f in s.fragments)

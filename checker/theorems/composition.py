@@ -18,9 +18,10 @@ from checker.formula.parser import parse_expr
 from checker.loading import load, load_error
 from checker import source
 from checker.spec.reading import materialize
-from checker.theorems.equation import Equation, Side, check_names, difference, divisors_nonzero
+from checker.theorems.equation import Equation, Side, check_names, difference, divisors_nonzero, outside, unread
 from checker.theorems.relations import placed
 from checker.theorems.run import equation_result
+from checker.results import REFUTED, Result
 
 PROPERTY = "composition"
 
@@ -72,6 +73,16 @@ def prove(spec, readings: dict, opts) -> list:
     for c in spec.compositions:
         try:
             eq = equation(spec, c, readings)
+            part = unread(eq, eq.right) if outside(eq) is None else None
+            if part is not None:
+                # every composition places its layout whole: a `for:` range cut short proves a part
+                message = (f"cannot hold as stated: no point reads {eq.right.name} lane {part[0]} element {part[1]}; "
+                           "a composition covers its layout whole (its for: ranges and element reach every "
+                           "element of every lane)")
+                out.append(Result(spec.path, None, PROPERTY, REFUTED, 0.0, str(c.reach or c.span),
+                                  {"point": {"%laneid": part[0], "i": part[1]}, "message": message}, subject=c.id,
+                                  message=message).but(detail={"rests_on": list(c.rests_on)}))
+                continue
             fails = f"{c.statement.rstrip('.')}: refuted as declared; {difference(eq)}" if c.expect == "refuted" else ""
             r = equation_result(eq, opts, spec.path, PROPERTY, c.id, str(c.span), expect=c.expect,
                                 holds=c.statement, fails=fails)

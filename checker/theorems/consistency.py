@@ -268,12 +268,12 @@ def shared(spec, readings) -> list:
         bad = [(row, els) for row, els in lists[1:] if els != first]
         types = ", ".join("." + t for t in f.types)
         regs = "; ".join(f"{'/'.join(row.types)}: {row.count} x .{row.kind}" for row in f.table)
-        if bad:
+        if bad:  # the first position where the lists part ("4 vs 4" said nothing of c3 for c2)
             row, els = bad[0]
-            out.append(Result(spec.path, None, "shared-layout", REFUTED, 0.0, str(row.span),
-                              {"message": f"elements {', '.join(els[:6])}... differ from {', '.join(first[:6])}..."},
-                              subject=f.id, message=f"one formula is given for {types}, but the table row of "
-                                                    f"{'/'.join(row.types)} names other elements ({len(els)} vs {len(first)})"))
+            k = next((j for j, (x, y) in enumerate(zip(els, first)) if x != y), min(len(els), len(first)))
+            out.append(Result(spec.path, None, "shared-layout", REFUTED, 0.0, str(row.span), {"message": f"elements {', '.join(els[:6])}... differ from {', '.join(first[:6])}..."},
+                              subject=f.id, message=f"one formula is given for {types}, but the table row of {'/'.join(row.types)} names "
+                                                    f"{[*els, 'no element'][k]} as element {k}, where the {'/'.join(lists[0][0].types)} row names {[*first, 'no element'][k]}"))
             continue
         empty = [row for row, els in zip(f.table, r.elements) if els is None]
         # Claim no more than was read: a row whose Elements cell is empty names nothing to compare.

@@ -129,6 +129,18 @@ def outside(eq: Equation) -> dict | None:
     return None
 
 
+def unread(eq: Equation, side: Side | None = None) -> tuple | None:
+    """The first (lane, element) of a side's fragment (the left one's by default) that no point of
+    the equation reads, or None: a relation speaks of its left fragment whole, a composition of its
+    layout (the right side) whole."""
+    side = side or eq.left
+    pts, _, env = _environment(eq)
+    lanes, elems = _reach(eq, side, env, len(pts))
+    seen = set(zip(lanes, elems))
+    return next(((lane, i) for lane in range(side.reading.fragment.threads.count) for i in range(side.reading.n)
+                 if (lane, i) not in seen), None)
+
+
 def _inside(side: Side, lanes: list, elems: list) -> bool:
     """Whether every lane and element a side reads is its fragment's."""
     n, count = side.reading.n, side.reading.fragment.threads.count

@@ -33,6 +33,7 @@ class Relation:
     expect: str  # holds | refuted
     equation: Equation
     span: object
+    reach: object = None  # where its points are written (`for:`, else the left element): a part is refuted there
 
 
 class _Resolver:
@@ -107,7 +108,8 @@ def load_relations(path: str, known: dict | None = None, only=None) -> list:
         for side in sides:
             check_names({v for v, _ in variables}, side)
         divisors_nonzero(eq)
-        out.append(Relation(r["id"], r["statement"], tuple(r["rests_on"]), r["expect"], eq, span))
+        reach = doc.span(base + ("for",)) if r.get("for") else doc.span(base + ("left", "element"))
+        out.append(Relation(r["id"], r["statement"], tuple(r["rests_on"]), r["expect"], eq, span, reach))
     return out
 
 

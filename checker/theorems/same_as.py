@@ -27,7 +27,7 @@ def same_as(spec, path, resolve) -> list:
         for same in sec.same_as:
             t0 = time.perf_counter()
             subject = f"{sec.section} {'/'.join(same.operands)}"
-            wrong = unresolved(same, resolve)
+            wrong = unresolved(same, resolve, spec)
             if wrong:
                 where, why = wrong[0]
                 out.append(Result(spec.path, None, "same-as", SPEC_ERROR, time.perf_counter() - t0, str(where),

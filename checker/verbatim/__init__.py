@@ -1,4 +1,4 @@
-"""`checker verbatim`: the specs' verbatim fields sought in a local copy of the document (which is
-not in the repository): normalise.py says what is taken off both sides before they are compared,
+"""`checker verbatim`: the specs' verbatim fields sought in a copy of the document (the repository's,
+document/, or any folder given): normalise.py says what is taken off both sides before they are compared,
 document.py reads the document folder as untrusted input, fields.py lists a spec's verbatim
 fields, match.py finds each one or the document's text nearest to it."""

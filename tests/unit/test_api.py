@@ -171,6 +171,36 @@ def test_computations_figures_sparse_and_unparsable_print():
     assert len(spec.errata) == 14 and {e.kind for e in spec.errata} == {"contradiction", "judgment"}
 
 
+def test_arguments_of_the_wrong_type_raise_the_packages_errors():
+    """Each of these raised a bare TypeError or AttributeError from inside the package (or, for
+    load(None), looked for a file named "None"; holders(9.5, 130) answered []); each is now a
+    checker.CheckerError that says what the call takes."""
+    import numpy as np
+
+    from checker.compare import compare_layout
+
+    spec = checker.load(os.path.join(SPECS, "m16n8k256.yaml"))
+    a = spec.fragment("A.b1")
+    for call, error, words in ((lambda: checker.load(None), checker.UsageError, "takes a path"),
+                               (lambda: checker.load(3), checker.UsageError, "found int 3"),
+                               (lambda: spec.fragment(3), checker.UsageError, r"an id as text \(one of A.b1, B.b1, C.s32\)"),
+                               (lambda: spec.fragment("A.b1", N=64), checker.LayoutError, "A.b1 takes no N"),
+                               (lambda: spec.fragment("a.b1"), checker.LayoutError, r"Did you mean fragment\('A.b1'\)"),
+                               (lambda: a.holders("9", 130), checker.LayoutError, "row takes 0..15"),
+                               (lambda: a.holders(9.5, 130), checker.LayoutError, "row takes 0..15"),
+                               (lambda: a.cell(True, 98), checker.LayoutError, "thread 0..31"),
+                               (lambda: a.grid_text(band="x"), checker.UsageError, "number of columns"),
+                               (lambda: a.compare(5), checker.UsageError, "a CuTe layout as text, a Layout or a function"),
+                               (lambda: checker.prove(3), checker.UsageError, "a path or a list of paths"),
+                               (lambda: checker.prove([]), checker.UsageError, "no path"),
+                               # the README pointed users here with a Layout: AttributeError inside
+                               (lambda: compare_layout(a, a.cell), checker.UsageError, "its own .compare")):
+        with pytest.raises(error, match=words):
+            call()
+    rows, cols = a.to_numpy()  # numpy's integers are integers
+    assert a.holders(rows[4, 98], cols[4, 98]) == [(4, 98)] and a.cell(np.int64(4), np.int32(98)) == (9, 130)
+
+
 def test_grid_text_draws_the_printed_hole():
     printed = checker.load(os.path.join(SPECS, "m16n8k256.yaml"), as_printed=True).fragment("A.b1")
     lines = printed.grid_text(band=8).splitlines()

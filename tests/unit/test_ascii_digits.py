@@ -35,12 +35,32 @@ def test_csv_table_takes_ascii_digits_only(run, tmp_path, digit):
     (["prove", M16], "--jobs", "２"),
     (["compare", os.path.join(SPECS, "m8n8k4.yaml"), "--fragment", "C.f32", "--cute", LAYOUT.format(8)],
      "--computation", "١"),
-], ids=["band", "row", "lane", "seed", "jobs", "computation"])
+    (["where", os.path.join(SPECS, "m16n8k256.yaml"), "--fragment", "A.b1", "--row", "8", "--col", "0"],
+     "--as-printed", "١"),
+], ids=["band", "row", "lane", "seed", "jobs", "computation", "as-printed"])
 def test_integer_options_take_ascii_digits_only(run, argv, option, value):
     """argparse's type=int took them; a usage error (exit 2) names the option and what it found."""
     r = run(*argv, option, value)
     assert r.code == 2, r.out + r.err
     assert option in r.err and repr(value) in r.err, r.err
+
+
+def test_no_option_of_any_command_is_parsed_by_int():
+    """`where --as-printed` kept argparse's type=int after the others moved to `integer`, and
+    answered `--as-printed ١` as erratum 1: every option of every command is looked at here."""
+    import argparse
+
+    from checker.cli import _parser
+
+    def actions(parser):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield from actions(sub)
+            else:
+                yield parser.prog, action
+
+    assert [f"{prog} {a.option_strings}" for prog, a in actions(_parser()) if a.type is int] == []
 
 
 def test_other_numbers_read_from_the_command_line_take_ascii_digits_only(run):

@@ -218,6 +218,72 @@ def test_a_mistyped_command_or_choice_names_the_closest(run):
     assert r.code == 2 and "did you mean 'json'?" in r.err
 
 
+def test_a_mistyped_option_names_the_closest(run):
+    """argparse reported the required option an unknown one stood for (`--fragmnt`: "required:
+    --fragment"), and a subcommand's unknown option as "unrecognized arguments", naming no fix."""
+    r = run("where", M256, "--fragmnt", "A.b1", "--row", "1", "--col", "1")
+    assert r.code == 2 and "unknown option --fragmnt: did you mean --fragment?" in r.err, r.err
+    r = run("prove", M256, "--jbos", "2")
+    assert r.code == 2 and "unknown option --jbos: did you mean --jobs?" in r.err, r.err
+    r = run("prove", M256, "--zzzz=3")
+    assert r.code == 2 and "unknown option --zzzz (checker prove --help lists the options)" in r.err, r.err
+    r = run("where", M256, "--fragment", "A.b1", "--row", "-1", "--col", "1")  # a negative value is not an option
+    assert r.code == 2 and "--row takes 0..15" in r.err, r.err
+
+
+def test_a_figure_only_fragment_or_a_mistyped_variant(run):
+    """A fragment the document gives only as a figure was answered "has no fragment 'B.sp.tf32'.
+    Did you mean 'A.sp.tf32'?", sending the user to another operand; a variant one letter off was
+    answered with the list of 16 alone."""
+    k16 = os.path.join(SPECS, "m16n8k16.yaml")
+    for argv in (("where", k16, "--fragment", "B.sp.tf32", "--row", "0", "--col", "0"),
+                 ("export", k16, "--fragment", "B.sp.tf32", "--to", "cute")):
+        r = run(*argv)
+        assert r.code == 2 and "'B.sp.tf32' is given only as a figure in the document" in r.err, r.err
+        assert "Did you mean" not in r.err
+    r = run("simulate", k16, "--fragment-set", "row.col.f32.f16.f16.f33")
+    assert r.code == 2 and "did you mean 'row.col.f32.f16.f16.f32'? It has " in r.err, r.err
+
+
+def test_a_fragment_id_in_the_wrong_case_or_with_a_parameter_it_lacks(run):
+    r = run("where", M256, "--fragment", "a.b1", "--row", "1", "--col", "1")
+    assert r.code == 2 and "Did you mean 'A.b1'?" in r.err, r.err  # not 'B.b1'
+    r = run("where", M256, "--fragment", "A.b1[N=64]", "--row", "1", "--col", "1")
+    assert r.code == 2 and "A.b1 takes no N; name it 'A.b1'." in r.err, r.err
+
+
+@pytest.mark.parametrize("argv", [("where", "--fragment", "A.b1", "--row", "0", "--col", "0"),
+                                  ("export", "--fragment", "A.b1", "--to", "cute"),
+                                  ("eval", "--fragment", "A.b1", "--lane", "0", "--i", "0"),
+                                  ("table",), ("simulate",),
+                                  ("compare", "--fragment", "A.b1", "--cute", "1:1")])
+def test_a_command_of_one_spec_given_a_folder_relations_or_nothing(run, argv):
+    """One usage error (exit 2) for every command that takes one spec: `where` and `export` said
+    exit 3 for a missing file, the others exit 2; a folder was read as its first spec file (`table
+    specs/` drew ldmatrix.m16n16), relations.yaml refused with "unknown key 'relations'"."""
+    command, rest = argv[0], argv[1:]
+    r = run(command, os.path.join(CASES, "bad", "no-such-file.yaml"), *rest)
+    assert r.code == 2 and "no such file or folder" in r.err and not r.out, r.err
+    r = run(command, SPECS, *rest)
+    assert r.code == 2 and "is a folder: this command takes one spec file" in r.err and not r.out, r.err
+    r = run(command, os.path.join(SPECS, "relations.yaml"), *rest)
+    assert r.code == 2 and "holds relations between fragments, not a spec" in r.err and not r.out, r.err
+
+
+def test_a_spec_that_does_not_load_names_the_files_it_stopped(run, tmp_path):
+    """relations.yaml, stopped by a spec that does not load, printed the spec's own error line
+    again word for word, naming neither itself nor what it did not check."""
+    import shutil
+
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS, specs)
+    k16 = specs / "m16n8k16.yaml"
+    k16.write_text(k16.read_text().replace("row = groupID for ai where 0 <= i < 2", "row = groupId for ai where 0 <= i < 2", 1))
+    r = run("prove", str(k16))
+    assert r.code == 3, r.code  # a spec that does not load
+    assert f"{k16}:30:17: error: {specs / 'relations.yaml'} not checked: unknown name 'groupId'" in r.out, r.out
+
+
 def test_version():
     import checker
 
@@ -299,8 +365,29 @@ def test_the_readme_quotes_the_tool(run):
     assert f"and the {['no', 'one', 'two', 'three', 'four', 'five', 'six'][len(wgmma)]} `wgmma` specs whose theorems" in readme
     summary = run("conformance", SPECS).out.rstrip().splitlines()[-1]
     assert summary.split(" reference entries")[1] and summary in readme.splitlines(), summary
-    errata = json.loads(run("errata", SPECS, "--format", "json").out)["counts"]["errata"]
+    listed = json.loads(run("errata", SPECS, "--format", "json").out)
+    errata = listed["counts"]["errata"]
     assert f"`checker errata specs/` lists all {errata} " in readme
+    # the catalogue's errata column, mma and wgmma, counts every erratum of the spec (it counted
+    # only the layouts' in the mma table, where m16n8k16 said 5 of its 14)
+    per_spec = {}
+    for e in listed["errata"]:
+        shape = os.path.splitext(os.path.basename(e["spec"]))[0]
+        per_spec[shape] = per_spec.get(shape, 0) + 1
+    column = {m.group(1): int(m.group(2)) for m in re.finditer(r"^\| `(m[0-9]+n[0-9N]+k[0-9]+(?:\.sp)?)` \|.*\| ([0-9]+) \|$",
+                                                               readme, re.M)}
+    assert len(column) == 18 and column == {k: per_spec.get(k, 0) for k in column}, (column, per_spec)
+    # the support table's rows (reports/isa-coverage.md), dense and sparse apart: the README lumped
+    # the 12 dense `.kind::` rows in with mma.sp ("47 of the 57")
+    with open(os.path.join(ROOT, "reports", "isa-coverage.md"), encoding="utf-8") as fh:
+        rows = [ln.split(" | ") for ln in fh.read().splitlines() if ln.startswith("| `mma")]
+    dense = [r for r in rows if not r[0].startswith("| `mma.sp")]
+    sparse = [r for r in rows if r[0].startswith("| `mma.sp")]
+    done = lambda rs: sum(r[4] != "—" for r in rs)  # noqa: E731 - the "specified" column
+    prose = " ".join(readme.split())
+    assert (f"{done(dense)} of the {len(dense)} dense `mma` rows (`.kind::` forms included) and {done(sparse)} of "
+            f"the {len(sparse)} `mma.sp` rows of the support table are specified and proved, "
+            f"{done(rows)} of {len(rows)} in all") in prose, (done(dense), len(dense), done(sparse), len(sparse))
 
 
 def test_fragment_counts_agree_between_commands(run):

@@ -153,7 +153,10 @@ def test_bad_inputs_exit_3_with_a_location(run, tmp_path):
     r = run("compare", K16, "--fragment", "A.f16", "--table", str(csv))
     assert r.code == 3 and f"{csv}:2:5: error: row: expected an integer" in r.err
     csv.write_text("0,0,0,0\n0,0,0,1\n")
-    assert "is given twice" in run("compare", K16, "--fragment", "A.f16", "--table", str(csv)).err
+    assert "thread 0, i 0 is given twice (first at line 1)" in run("compare", K16, "--fragment", "A.f16", "--table", str(csv)).err
+    csv.write_text("lane,i,row,col\n0,0,0,0\n")  # a header of other names: say what a header is
+    r = run("compare", K16, "--fragment", "A.f16", "--table", str(csv))
+    assert r.code == 3 and "found 'lane' (a header line, first, is exactly thread,i,row,col)" in r.err, r.err
     js = tmp_path / "b.json"
     js.write_text('{"register": [[0, 1]],\n "lane": [[0, 2], [0]]}')
     r = run("compare", K16, "--fragment", "A.f16", "--triton", str(js))
@@ -164,7 +167,7 @@ def test_bad_inputs_exit_3_with_a_location(run, tmp_path):
     mod = tmp_path / "boom.py"
     mod.write_text("def f(t, i):\n    return 3 // (3 - t), 0\ndef g(t, i):\n    return 'x'\n")
     r = run("compare", K16, "--fragment", "A.f16", "--python", f"{mod}:f")
-    assert r.code == 3 and f"{mod}:1:1: error: f(3, 0) raised ZeroDivisionError" in r.err
+    assert r.code == 3 and f"{mod}:2:1: error: f(3, 0) raised ZeroDivisionError" in r.err  # the line that raised
     r = run("compare", K16, "--fragment", "A.f16", "--python", f"{mod}:g")
     assert r.code == 3 and "(0, 0) returned 'x'" in r.err
     assert run("compare", K16, "--fragment", "A.f16", "--python", "nocolon").code == 2
@@ -363,3 +366,18 @@ def test_a_python_module_is_read_bounded_and_its_syntax_error_located(run, tmp_p
     (tmp_path / "good.py").write_text("from dataclasses import dataclass\n\n@dataclass\nclass P:\n    x: int\n\n\n"
                                       "def a(t, i):\n    return t // 4 + 8 * (i // 2 % 2), t % 4 * 2 + i % 2 + 8 * (i // 4)\n")
     assert run("compare", K16, "--fragment", "A.f16", "--python", "good:a").code == 0
+
+
+def test_a_python_function_or_module_that_calls_sys_exit_is_an_input_error(run, tmp_path, monkeypatch):
+    """sys.exit() in the user's code (SystemExit is not an Exception) ended the checker with the
+    code it gave and no message: `--python m.py:f` exited 4, saying nothing."""
+    mod = tmp_path / "quits.py"
+    mod.write_text("import sys\n\n\ndef f(t, i):\n    sys.exit(4)\n")
+    r = run("compare", K16, "--fragment", "A.f16", "--python", f"{mod}:f")
+    assert r.code == 3 and f"{mod}:5:1: error: f(0, 0) raised SystemExit: 4" in r.err, r.err
+    mod.write_text("import sys\nsys.exit(5)\n")
+    r = run("compare", K16, "--fragment", "A.f16", "--python", f"{mod}:f")
+    assert r.code == 3 and f"{mod}:2:1: error: importing it failed: SystemExit: 5" in r.err, r.err
+    monkeypatch.chdir(tmp_path)  # by module name: located in its file too (it said `quits:1:1`)
+    r = run("compare", K16, "--fragment", "A.f16", "--python", "quits:f")
+    assert r.code == 3 and f"{mod}:2:1: error: importing it failed: SystemExit: 5" in r.err, r.err

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import SPECS
+from conftest import ROOT, SPECS
 
 from checker.export import derive
 from checker.spec.load import load_spec
@@ -121,6 +121,8 @@ def test_cpp_export_compiles_and_round_trips(run, tmp_path):
     out = subprocess.run([str(tmp_path / "a.out")], check=True, capture_output=True, text=True).stdout
     blocks = out.split("F ")[1:]
     assert len(blocks) == len(FRAGMENTS)
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:  # the README counts them
+        assert f"at N = 8, 24 and 64: {len(FRAGMENTS)} in all) into one program" in " ".join(fh.read().split())
     for (shape, fid), block in zip(FRAGMENTS, blocks):
         m = _truth(shape, fid)
         rows = [tuple(map(int, line.split())) for line in block.splitlines()[1:]]

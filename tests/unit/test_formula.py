@@ -55,6 +55,16 @@ def test_error_points_at_the_character():
     assert "expected ')'" in e.value.message
 
 
+def test_a_parse_error_names_what_was_expected_in_the_documents_words():
+    """The expected tokens were lark's names (`__anon_0, __anon_1, add_op, ampersand, ...`), the
+    words sorted after them and cut off; a keyword one letter off is named."""
+    with pytest.raises(SpecError) as e:
+        parse_block(src("row = %laneid for ai where i < 2\n%laneid + 8 Otherwize\ncol = 0\n"))
+    msg = e.value.message
+    assert "unexpected 'Otherwize' (did you mean 'otherwise'?), expected 'for', 'if', 'otherwise', '&&'" in msg, msg
+    assert "anon" not in msg and "add_op" not in msg and "ampersand" not in msg
+
+
 @pytest.mark.parametrize("bad", ["row = max(i)\ncol = 0", "row = a.b\ncol = 0", "row = (1\ncol = 0",
                                  "row = 1 +\ncol = 0", "row = i i\ncol = 0", "row = 1 otherwise otherwise\ncol = 0"])
 def test_rejects(bad):

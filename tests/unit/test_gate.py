@@ -131,8 +131,11 @@ def test_diff_against_a_git_revision(run, tmp_path, monkeypatch):
     assert "A.f16: 128 of 256 entries move" in r.out
     assert "specs/m8n8k32.yaml: removed" in r.out
     assert "m8n8k4.yaml" not in r.out  # unchanged files are not listed
-    bad = run("diff", "--base", "no-such-rev")
-    assert bad.code == 2 and "git rev-parse" in bad.err
+    bad = run("diff", "--base", "no-such-rev")  # git's command line and "exit status 1" before
+    assert bad.code == 2 and f"--base 'no-such-rev': no such commit in '{repo}'" in bad.err, bad.err
+    monkeypatch.chdir(tmp_path)  # outside the repository
+    bad = run("diff", "--base", "HEAD", str(repo / "specs"))
+    assert bad.code == 2 and f"'{tmp_path}' is not in a git repository" in bad.err, bad.err
 
 
 def test_sarif_validates_against_sarif_2_1_0_and_locates_the_failure(run, tmp_path):

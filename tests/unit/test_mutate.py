@@ -41,6 +41,35 @@ def test_every_seed_mutant_is_killed_equivalent_or_a_known_gap(campaign_json):
     assert all("points give different cells" in o["difference"] for o in survivors)
 
 
+def test_docs_mutation_quotes_the_campaign(campaign_json):
+    """docs/mutation.md's numbers are the campaign's: its table's `all` row over the mma specs, the
+    whole catalogue, and the seeds (which said 459 mutants after m16n8k16 gained its sparse A)."""
+    import re
+
+    _, data = campaign_json
+    doc = " ".join(open(os.path.join(ROOT, "docs", "mutation.md"), encoding="utf-8").read().split())
+
+    def tally(names):
+        rows = [s["outcomes"] for s in data["specs"] if os.path.basename(s["spec"])[:-5] in names]
+        out = [o for r in rows for o in r]
+        eq = sum(o["verdict"] == "equivalent" for o in out)
+        alive = sum(o["verdict"] == "survivor" for o in out)
+        return len(out), len(out) - eq - alive, len(out) - eq, eq, sum(o["verdict"] == "relation" for o in out)
+
+    every = [os.path.basename(s["spec"])[:-5] for s in data["specs"]]
+    mma = [n for n in every if re.fullmatch(r"m(8n8|16n8)k[0-9]+", n)]
+    n, killed, live, eq, _ = tally(mma)
+    assert f"| all | {n} |" in doc and f"| {eq} | 6 | {killed} of {live} (" in doc, (n, killed, live, eq)
+    n, killed, live, eq, _ = tally(every)
+    assert f"{n} mutants in all, {killed} of {live} non-equivalent killed" in doc and f"{eq} equivalent" in doc
+    n, killed, live, eq, by_relation = tally(["m8n8k4", "m8n8k32", "m16n8k16", "m16n8k256"])
+    assert f"{n} mutants, {killed} of {live} killed" in doc and f"The seeds' {eq} equivalent mutants" in doc
+    assert f"on the seeds they kill {by_relation} mutants" in doc
+    _, _, _, _, by_relation = tally(mma)
+    proofs = " ".join(open(os.path.join(ROOT, "docs", "proofs.md"), encoding="utf-8").read().split())
+    assert f"counts {by_relation} such kills on the `mma` specs" in proofs  # it said 37
+
+
 def test_equivalent_mutants_give_the_same_map(campaign_json):
     _, data = campaign_json
     eq = [o for s in data["specs"] for o in s["outcomes"] if o["verdict"] == "equivalent"]

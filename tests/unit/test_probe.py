@@ -112,3 +112,16 @@ def test_a_table_version_that_is_too_high_fails(run, monkeypatch):
     r = run("probe", os.path.join(SPECS, "m16n8k16.yaml"), "--compile-only", "--minimums")
     assert r.code == 1
     assert "FAILED    m16n8k16.row.col.f16.f16.f16.f16" in r.out and "also assembles it at PTX 7.0" in r.out
+
+
+def test_without_nvdisasm_the_note_is_said_once(run, monkeypatch):
+    """mma, movement and wgmma variants in one run, no nvdisasm anywhere: the note that SASS
+    counts were skipped is one line, not one per family (it was printed twice)."""
+    from checker.probe import sass
+
+    monkeypatch.setattr(sass, "nvdisasm", lambda: None)
+    specs = [os.path.join(SPECS, n) for n in ("m8n8k4.yaml", "movmatrix.m8n8.yaml", "m64nNk8.yaml")]
+    r = run("probe", *specs, "--compile-only", "--arch", "sm_90,sm_90a")
+    assert r.code == 0, r.out + r.err
+    assert r.out.count("no nvdisasm found") == 1, r.out
+    assert r.out.rstrip().endswith("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)")

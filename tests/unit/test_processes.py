@@ -194,3 +194,14 @@ def test_a_seed_proof_imports_no_numpy_in_any_process(tmp_path):
     lines = seen.read_text().split("\n")[:-1]
     assert len({line.split()[0] for line in lines}) == 2  # both processes ran tasks
     assert {line.split()[1] for line in lines} == {"False"}
+
+
+def test_no_more_workers_than_cores(monkeypatch):
+    """`--jobs 1000` (a slip for 10) forked a thousand workers: 38 s for a 1 s proof on two cores.
+    The forks stop at the cores there are, two at least."""
+    forks = []
+    real = children.fork
+    monkeypatch.setattr(children, "fork", lambda: forks.append(1) or real())
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    assert workers.run(abs, list(range(-50, 50)), 1000) == [abs(k) for k in range(-50, 50)]
+    assert len(forks) == max(2, cores) - 1

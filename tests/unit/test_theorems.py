@@ -266,6 +266,12 @@ def test_shared_layout_theorem_fails_when_table_rows_name_other_elements(run, tm
     assert r.code == 1
     bad = [x for x in json.loads(r.out)["results"] if x["property"] == "shared-layout" and x["verdict"] == "REFUTED"]
     assert [x["subject"] for x in bad] == ["A.i8"]
+    # where the lists part, not only their lengths: a swap of two names kept "(4 vs 4)"
+    assert bad[0]["message"].endswith("table row of e4m3/e5m2 names no element as element 4, where the u8/s8 row names a4")
+    path = _mutated(tmp_path, "m16n8k16.yaml", lambda t: t.replace("elements: c0, c1, c2, c3\n", "elements: c0, c1, c3, c2\n", 1))
+    bad = [x for x in json.loads(run("prove", path, "--format", "json").out)["results"]
+           if x["property"] == "shared-layout" and x["verdict"] == "REFUTED"]
+    assert bad[0]["message"].endswith("table row of f32 names c2 as element 2, where the f64 row names c3"), bad[0]["message"]
 
 
 def test_engine_disagreement_is_unknown_never_proved(monkeypatch, tmp_path):
@@ -275,3 +281,18 @@ def test_engine_disagreement_is_unknown_never_proved(monkeypatch, tmp_path):
     monkeypatch.setattr(theorem_run.py_equation, "evaluate", lambda eq: (REFUTED, {"point": {}}))
     r = theorem_run.equation_result(rel.equation, Options(), RELATIONS, "relation", rel.id, "x")
     assert r.verdict == "UNKNOWN" and "disagree" in r.message
+
+
+def test_docs_proofs_counts_the_relations():
+    """docs/proofs.md counts relations.yaml's relations by what they read: the seeds' alone, the
+    rest of the chapter's, the sparse ones (it said 30 where there are 31)."""
+    from conftest import ROOT
+
+    seeds = {"m8n8k4", "m8n8k32", "m16n8k16", "m16n8k256"}
+    rels = load_relations(RELATIONS)
+    sparse = [r for r in rels if r.id.startswith("sparse/")]
+    mine = [r for r in rels if {r.equation.left.name.split("/")[0], r.equation.right.name.split("/")[0]} <= seeds]
+    rest = len(rels) - len(mine) - len(sparse)
+    doc = " ".join(open(os.path.join(ROOT, "docs", "proofs.md"), encoding="utf-8").read().split())
+    assert f"The {len(mine)} relations of the seeds," in doc and f"And {rest} more for the rest of the chapter" in doc
+    assert f"besides the {len(sparse)} `sparse/...` relations above, {len(rels)} in all" in doc

@@ -1,0 +1,92 @@
+"""Where a reading of a figure says it was read from, held to the reference data that transcribes
+it (checker/references/data/): a wgmma reading's `sources` and a movement layout's `read_from`.
+
+Nothing in the document can check a pin (repository, commit, file, line) or the name of a published
+encoding, but the data files transcribe each one the tests and `checker conformance` prove the
+reading equal to. A pin that is none of theirs (a line off by one, another file's path, another
+library's commit) or a name that is another layout's would pass every proof while the spec says it
+was read from somewhere it was not, so the loader holds each to the data.
+"""
+from __future__ import annotations
+
+import functools
+import os
+
+from checker.errors import CheckerError, SpecError
+
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "references", "data")
+
+
+@functools.lru_cache(maxsize=1)
+def _data() -> dict:
+    """stem -> the data file's top-level values (library, repo, commit, path, entries), read once
+    per process. A file that does not read is left out here: `checker conformance` says why."""
+    from checker.spec import yamlload
+
+    out = {}
+    for name in sorted(os.listdir(DATA)):
+        if name.endswith(".yaml") and not name.startswith("."):
+            try:
+                value = yamlload.load(os.path.join(DATA, name)).value
+            except CheckerError:
+                continue
+            if isinstance(value, dict) and isinstance(value.get("entries"), list):
+                out[name[:-5]] = value
+    return out
+
+
+def sources(meaning, reading: dict, path: list) -> None:
+    """Each source of a wgmma reading: some data file of its library, repository and upstream path
+    (the one its `reference:` names, where it names one) is at its commit and has an entry at its line."""
+    data = _data()
+    for k, s in enumerate(reading.get("sources") or []):
+        at = path + ["sources", k]
+        ref = s.get("reference")
+        if ref is not None and ref not in data:
+            raise SpecError(meaning.span(at + ["reference"]), f"no reference data file {ref!r} "
+                            f"(checker/references/data: {', '.join(sorted(data))})")
+        files, matched = sorted(data), []
+        for key in ("path", "repo", "commit", "library"):
+            same = [f for f in files if data[f].get(key) == s[key]]
+            if not same:
+                had = sorted({str(data[f].get(key)) for f in files})
+                with_ = f" with this source's {' and '.join(matched)} ({', '.join(had[:3])})" if matched else ""
+                raise SpecError(meaning.span(at + [key]), f"no reference data file transcribes {key} {s[key]!r}{with_}")
+            files, matched = same, matched + [key]
+        if ref is not None:
+            if ref not in files:
+                raise SpecError(meaning.span(at + ["reference"]), f"{ref} does not transcribe {s['path']} at "
+                                f"{s['commit'][:12]} (path at line {meaning.span(at + ['path']).line}); "
+                                f"{', '.join(files)} does")
+            files = [ref]
+        lines = sorted({e.get("line") for f in files for e in data[f]["entries"] if isinstance(e, dict)} - {None})
+        if s["line"] not in lines:
+            raise SpecError(meaning.span(at + ["line"]), f"{', '.join(files)} has no entry at line {s['line']} of "
+                            f"{s['path']} (its lines: {', '.join(map(str, lines[:12]))})")
+
+
+def read_from(meaning, fr: dict, fpath: list) -> None:
+    """Each name a movement layout was read from is an entry of the data for this layout, named once;
+    and every copy atom or tile that encodes it (expected equal) is named."""
+    shape, path = meaning.doc.value["shape"], fpath + ["reading", "read_from"]
+    mine = {}
+    for stem, value in _data().items():
+        for e in value["entries"]:
+            f = e.get("fragment") if isinstance(e, dict) else None
+            if isinstance(f, dict) and (f.get("spec"), f.get("id")) == (shape, fr["id"]):
+                expect = e.get("expect", "equal" if e.get("status", "current") == "current" else "differs")
+                kind = (e.get("encoding") or {}).get("kind") if isinstance(e.get("encoding"), dict) else None
+                # read from: CuTe's copy atoms and Triton's tiles; the encodings checked against the
+                # reading afterwards (MLIR's ldmatrix formulas) are conformance's, not its sources
+                mine[f"{value['library']} {e.get('name')}"] = expect if kind in ("cute-copy", "triton") else "checked"
+    named = fr["reading"]["read_from"]
+    for k, name in enumerate(named):
+        if name not in mine:
+            raise SpecError(meaning.span(path + [k]), f"{name!r} is no entry of the reference data for {shape} "
+                            f"{fr['id']} (its entries: {', '.join(sorted(mine)) or 'none'})")
+        if name in named[:k]:
+            raise SpecError(meaning.span(path + [k]), f"{name!r} is named twice")
+    missing = sorted(n for n, expect in mine.items() if expect == "equal" and n not in named)
+    if missing:
+        raise SpecError(meaning.span(path, key=True), f"the reference data encodes {shape} {fr['id']} as "
+                        f"{', '.join(missing)} too, which read_from does not name")
