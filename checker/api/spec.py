@@ -171,6 +171,8 @@ def load(path: str, as_printed: bool = False) -> Spec:
     path = os.fspath(path)
     if not isinstance(path, str):
         raise UsageError(f"checker.load takes a path as text, found {type(path).__name__} {path!r:.60}")
+    if not isinstance(as_printed, bool):  # "no" is truthy: it would load the printed text
+        raise UsageError(f"checker.load's as_printed is True or False, found {type(as_printed).__name__} {as_printed!r:.60}")
     if is_relations_file(path):
         raise UsageError(f"{path} holds relations between fragments, not a spec: checker.prove({path!r}) proves them")
     # validate's gate, as every command's: a formula, element list or erratum is otherwise read

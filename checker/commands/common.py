@@ -89,6 +89,21 @@ def check_outputs(args) -> None:
             kind(path, option)
 
 
+def check_inputs(args) -> None:
+    """Every input file an option names exists, before the command does its work: one that does
+    not is a usage error (exit 2), as a spec path that does not is; one that exists but cannot be
+    read or is malformed is the input's located error (exit 3)."""
+    for option, attr in (("--triton", "triton"), ("--table", "table"), ("--cute-copy", "cute_copy"),
+                         ("--known-gaps", "known_gaps")):
+        path = getattr(args, attr, None)
+        if path is not None and not os.path.lexists(path):
+            raise UsageError(f"{option}: no such file: {shown(path)}")
+    target = getattr(args, "python", None)  # MODULE:FUNCTION, where MODULE may be a .py file
+    module = target.rpartition(":")[0] if isinstance(target, str) else ""
+    if (module.endswith(".py") or os.sep in module) and not os.path.lexists(module):
+        raise UsageError(f"--python: no such file: {shown(module)}")
+
+
 def spec_files(paths) -> list:
     from checker.files import under
 

@@ -7,7 +7,7 @@ import re
 
 from checker import outputs
 from checker.bounded import shown
-from checker.commands.common import add_fragment, add_specs, check_outputs, command, load_fragment
+from checker.commands.common import add_fragment, add_specs, check_inputs, check_outputs, command, load_fragment
 from checker.errors import UsageError
 
 NAME = "compare"
@@ -81,6 +81,7 @@ def run(args, out, err) -> int:
     from checker.compare import compare_layout, equal_with
 
     check_outputs(args)
+    check_inputs(args)
     spec, frag = load_fragment(args.spec, args.fragment)
     comp = _computation(args, frag)
     cand = candidate(args, frag)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import time
 
-from checker.commands.common import add_format, add_jobs, add_output, add_specs, command, positive_jobs, spec_files
+from checker.commands.common import (add_format, add_jobs, add_output, add_specs, check_inputs, command, positive_jobs,
+                                     spec_files)
 from checker.errors import UsageError
 
 NAME = "mutate"
@@ -34,6 +35,7 @@ def run(args, out, err) -> int:
     from checker.files import is_relations_file
 
     positive_jobs(args)
+    check_inputs(args)
     files = spec_files(args.paths)
     if all(is_relations_file(p) for p in files):
         raise UsageError("mutate needs a spec file to mutate, not only relations: nothing was checked")

@@ -103,7 +103,8 @@ def legal(name: str, lang: str) -> bool:
 def identifier(text_: str, lang: str) -> str:
     """A C++ identifier made of `text_` (a namespace from a file or fragment name): ASCII letters,
     digits and underscores, then renamed like a formula name if that is not legal."""
-    name = re.sub(r"[^A-Za-z0-9_]", "_", text_)
+    # a closing bracket makes no trailing underscore (`D.float[N=64]` is D_float_N_64)
+    name = re.sub(r"[^A-Za-z0-9_]", "_", re.sub(r"[^A-Za-z0-9_]+$", "", text_))
     if not name or name[0].isdigit():
         name = "n" + name
     return name if legal(name, lang) else _fresh(name, lang, set())

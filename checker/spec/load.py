@@ -10,7 +10,7 @@ from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
 from checker.families import FAMILIES
 from checker import source
-from checker.spec import layouts, model, provenance, yamlload
+from checker.spec import errata, layouts, model, provenance, yamlload
 from checker.spec.validation import MAX_EXPLAINED, explained, gate, schema, valid, validator  # noqa: F401 - schema and validator: read from here too (commands/schema.py, probe/dump.py)
 
 SCHEMA_ID = "ptx-fragment-checker/1"
@@ -169,7 +169,7 @@ class _Meaning:
             sections.append(model.Section(sec["section"], sec["title"], sec["seed"], comps, tuple(frags), same,
                                           tuple(drawn), title_errata, self.span(base + ["title"]),
                                           tuple(sec.get("versions", ())),
-                                          tuple(model.Difference(**d) for d in sec.get("differences", ())),
+                                          provenance.differences(self, sec, base),
                                           tuple(sec.get("stated", ()))))
         found = {f.id: f for s in sections for f in s.fragments}
         return model.Spec(self.doc.path, shape, dims["m"], dims["n"], dims.get("k"), tuple(sections), family.name,
@@ -248,23 +248,8 @@ class _Meaning:
                                 f"lanes {missing[:8]} take part in no computation; every lane of the warp must")
         return tuple(comps)
 
-    ERRATUM_FIELDS = {"row": ("elements", "fragment"), "fragment": ("formula", "header", "caption"),
-                      "section": ("title",), "same_as": ("same_as",)}
-
     def erratum(self, e, epath, default_field, row=None, where=None, empty=False) -> model.Erratum:
-        fld = e.get("field", default_field)
-        allowed = self.ERRATUM_FIELDS[where or ("row" if row is not None else "fragment")]
-        if fld not in allowed:
-            raise SpecError(self.span(epath + ["field"]), f"an erratum here corrects {' or '.join(allowed)}, not {fld}")
-        if (e["printed"] == "") != (empty and fld == "elements"):
-            raise SpecError(self.span(epath + ["printed"]),
-                            "printed: \"\" stands for an Elements cell the document leaves empty (elements: null)"
-                            if e["printed"] == "" else "this Elements cell is empty: its erratum has printed: \"\"")
-        if fld in ("header", "formula") and set(e["breaks"]) <= model.WORD_CHECKS:  # else nothing would confirm it
-            raise SpecError(self.span(epath + ["breaks"]), f"no words' theorem ({', '.join(sorted(model.WORD_CHECKS))}) "
-                            f"reads a {fld}: its erratum breaks what the printed {fld} fails (a property, or syntax)")
-        return model.Erratum(fld, e["printed"], self.stext(epath + ["value"]), tuple(e["breaks"]),
-                             e["erratum"], self.span(epath), row, e.get("kind", "contradiction"))
+        return errata.erratum(self, e, epath, default_field, row, where, empty)
 
     def fragment(self, fr, fpath, section, comps, values, family, params) -> model.Fragment:
         rows = []

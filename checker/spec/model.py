@@ -35,6 +35,7 @@ class Erratum:
 
 WORD_FIELDS = frozenset({"caption", "fragment", "title", "same_as"})
 WORD_CHECKS = frozenset({"types-named", "register-words", "wording", "elements-listed"})
+LAYOUT_CHECKS = frozenset({"fragment-shape", "defined", "in-range", "injective", "covers", "chunk"})
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
 """Where a reading of a figure says it was read from, held to the reference data that transcribes
-it (checker/references/data/): a wgmma reading's `sources` and a movement layout's `read_from`.
+it (checker/references/data/): a wgmma reading's `sources` and a movement layout's `read_from`;
+and where a section says another version of the document prints a row otherwise, held to the
+section's own tables.
 
 Nothing in the document can check a pin (repository, commit, file, line) or the name of a published
 encoding, but the data files transcribe each one the tests and `checker conformance` prove the
@@ -11,8 +13,10 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 
 from checker.errors import CheckerError, SpecError
+from checker.spec import model
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "references", "data")
 
@@ -63,6 +67,26 @@ def sources(meaning, reading: dict, path: list) -> None:
         if s["line"] not in lines:
             raise SpecError(meaning.span(at + ["line"]), f"{', '.join(files)} has no entry at line {s['line']} of "
                             f"{s['path']} (its lines: {', '.join(map(str, lines[:12]))})")
+        there = sorted({_symbol(e.get("name"), entry=True) for f in files for e in data[f]["entries"]
+                        if isinstance(e, dict) and e.get("line") == s["line"]} - {()})
+        mine = _symbol(s.get("name"))
+        if not any(mine[len(mine) - len(t):] == t for t in there if len(t) <= len(mine)):
+            raise SpecError(meaning.span(at + ["name"]), f"the entry at line {s['line']} of {s['path']} is "
+                            f"{' or '.join('::'.join(t) for t in there)}, which this source's name "
+                            f"{'::'.join(mine) or repr(s.get('name'))} does not end with")
+
+
+def _symbol(name, entry: bool = False) -> tuple:
+    """The identifiers of the symbol a source or an entry names: the text before its gloss (" (" or
+    " ="), an entry's template arguments left out (`CLayout_64xN<104>` is one of CLayout_64xN's).
+    A source's may carry a qualifier in front (`SM90::GMMA::`, `MMA_Traits<...>::`), so the test is
+    that it ends with the entry's."""
+    if not isinstance(name, str):
+        return ()
+    text = re.split(r" \(| =", name, maxsplit=1)[0].strip()
+    if entry:
+        text = re.sub(r"<[^<>]*>$", "", text)
+    return tuple(re.findall(r"[A-Za-z0-9_]+", text))
 
 
 def read_from(meaning, fr: dict, fpath: list) -> None:
@@ -90,3 +114,26 @@ def read_from(meaning, fr: dict, fpath: list) -> None:
     if missing:
         raise SpecError(meaning.span(path, key=True), f"the reference data encodes {shape} {fr['id']} as "
                         f"{', '.join(missing)} too, which read_from does not name")
+
+
+def differences(meaning, sec: dict, base: list) -> tuple:
+    """A section's `differences`: each names a fragment of the section and a row its table has, and
+    prints that row otherwise. verbatim seeks the other version's cell in the whole section, so a
+    row number pointing past the table (or at a row printed alike) would pass it unnoticed."""
+    tables = {fr["id"]: fr.get("table", []) for key in ("fragments", "figures_only") for fr in sec.get(key, [])}
+    out = []
+    for d, diff in enumerate(sec.get("differences", ())):
+        at = base + ["differences", d]
+        if diff["fragment"] not in tables:
+            raise SpecError(meaning.span(at + ["fragment"]), f"{diff['fragment']} is no fragment of section "
+                            f"{sec['section']} (its fragments: {', '.join(tables) or 'none'})")
+        rows = tables[diff["fragment"]]
+        if diff["row"] > len(rows):
+            raise SpecError(meaning.span(at + ["row"]), f"{diff['fragment']}'s table has {len(rows)} "
+                            f"row{'s' if len(rows) != 1 else ''}, not a row {diff['row']}")
+        row = rows[diff["row"] - 1]
+        if (row.get("fragment"), row.get("elements") or "") == (diff["fragment_cell"], diff["elements_cell"]):
+            raise SpecError(meaning.span(at + ["fragment_cell"]), f"{diff['fragment']} row {diff['row']} is printed "
+                            f"so in the transcription too: no difference")
+        out.append(model.Difference(**diff))
+    return tuple(out)

@@ -118,7 +118,7 @@ class Beside:
                 if recording.isfile(path):  # recorded: the theorem rests on the file being there
                     other, errors = load(path)  # once per process per bytes (checker/loading.py)
                     self.specs[shape] = other
-                    self.errors += [e for e in errors or () if e not in self.errors]
+                    self.errors += [self.unchecked(shape, e) for e in errors or ()]
             other = self.specs[shape]
         frag = other.fragment(fid) if other is not None else None
         if frag is None:
@@ -126,8 +126,14 @@ class Beside:
         try:
             return materialize(frag)
         except SpecError as exc:
-            self.errors.append(load_error(other.path, exc))
+            self.errors.append(self.unchecked(shape, load_error(other.path, exc)))
             return None
+
+    def unchecked(self, shape, error):
+        """The error of the spec beside as this spec's theorem's result: where that spec is proved
+        too it reports its own error, and the same line twice read as two errors."""
+        return error.but(spec=self.spec.path, property=PROPERTY, subject=f"{self.spec.shape} with {shape}",
+                         message=f"not checked: {error.message}")
 
 
 def side(name, reading, at, element, lane=None, row=None, col=None) -> Side:

@@ -13,7 +13,8 @@ Four checks, each a plain reading of what the words claim against what the table
                    table's kind, and as many as its `count:` ("four", "a single", wgmma's "N/4
                    number of" at the instance's N); "each register containing N .T elements" fits
                    the register (N x bits(T)) and is the table's per-register count; "containing
-                   N elements" without "each" is the row's total
+                   N elements" without "each" is the row's total; registers of a typed kind hold
+                   that type (.s32 registers .s32 elements, .f16x2 the 16-bit floats)
   wording          no word doubled ("matrix matrix"), no space before a comma
   elements-listed  every row of a dense fragment's table lists its elements
 
@@ -88,6 +89,22 @@ def register_kind(cell: str, row) -> str | None:
     return None
 
 
+# A register the document names by a type holds elements of that type (".s32 registers" hold .s32
+# accumulators, ".f16x2" the two 16-bit floats); only the bit kinds (.b32, .b64) hold any. Widths
+# alone cannot tell .s32 from .f32: wgmma's D rows of each, their types swapped, passed every check.
+_HOLDS = {"f32": {"f32"}, "s32": {"s32"}, "f64": {"f64"}, "f16x2": {"f16", "bf16"}}
+
+
+def register_holds(row) -> str | None:
+    """The row's types against the kind of its registers, once the cell has named that kind (so
+    an edited kind is refuted at the kind, above, and an edited type here, at the types)."""
+    types = getattr(row, "types", ())
+    if any(row.kind in _HOLDS and t not in _HOLDS[row.kind] for t in types):
+        return (f"has .{row.kind} registers, which hold {' or '.join('.' + h for h in sorted(_HOLDS[row.kind]))} "
+                f"elements, where the table row gives types: {_dotted(types)}")
+    return None
+
+
 def register_count(cell: str, row, params=(), holds=None) -> str | None:
     """The number of registers the cell names against the table's `count:`. fragment-shape holds
     the count to the element list, and the formulas' domain to both, so a number changed in the
@@ -133,6 +150,10 @@ def register_words(cell: str, row, params=(), holds=None) -> str | None:
     if kind is not None:
         return Located(kind, getattr(row, "kind_span", None), "the kind is the cell's: correct it; if the document "
                        "prints the cell so, keep it and add an erratum")
+    held = register_holds(row)
+    if held is not None:
+        return Located(held, getattr(row, "types_span", None), "the types are the registers': correct them; if "
+                       "the document prints the table so, keep it and add an erratum")
     count = register_count(cell, row, params, holds)
     if count is not None:
         return count
@@ -328,6 +349,16 @@ def _confirm(spec, fid, subject, e, printed, mine, field, row, checks) -> Result
         return Result(spec.path, fid, "erratum", REFUTED, 0.0, str(e.span),
                       {"declared": sorted(e.breaks), "text": as_printed[:300]},
                       subject=None if fid else subject, message=f"erratum not confirmed as declared: {what}")
+    reading = _apply(printed, mine, field, row)
+    for n in sorted(declared):
+        # the whole text keeps its kinds of claim, and the corrected part says what its printed part did
+        lost = (_claims(n, as_printed) - _claims(n, reading)) | (_claims(n, e.printed) - _claims(n, e.value.text))
+        if lost:
+            return Result(spec.path, fid, "erratum", REFUTED, 0.0, str(e.span),
+                          {"declared": sorted(e.breaks), "text": reading[:300]}, subject=None if fid else subject,
+                          message=f"erratum's value says nothing where the printed text claims {', '.join(sorted(lost))} "
+                                  f"({n}): {subject} reads {_quote(reading)}; a correction says it rightly, so the "
+                                  f"check can hold the reading to the table")
     name = sorted(declared)[0]
     r = Result(spec.path, fid, name, REFUTED, 0.0, str(e.span), {"printed": e.printed, "value": e.value.text,
                                                                  "kind": e.kind, "message": found[name]},
@@ -335,6 +366,19 @@ def _confirm(spec, fid, subject, e, printed, mine, field, row, checks) -> Result
                message=f"as printed ({e.kind}): {subject} {'; '.join(found.values())}: {_quote(as_printed)}")
     return r.but(detail={"erratum": {"printed": e.printed, "value": e.value.text, "why": e.erratum,
                                      "at": str(e.span), "kind": e.kind}})
+
+
+def _claims(check: str, text: str) -> set:
+    """What a text claims that `check` reads. A value that drops the claim the printed text got
+    wrong ("each containing one `.tf32` element" made "each containing one element") would pass the
+    check with nothing to check, so an erratum's reading must keep every kind of claim its printed
+    text made."""
+    if check == "register-words":
+        return {what for what, pattern in (("the elements of each register", _EACH), ("the elements in all", _TOTAL),
+                                           ("the registers' kind", _KIND)) if pattern.search(text)}
+    if check == "types-named":
+        return {"types"} if named_types(text) else set()
+    return set()
 
 
 def _subject(owner, field, row) -> str:

@@ -183,6 +183,8 @@ def test_arguments_of_the_wrong_type_raise_the_packages_errors():
     a = spec.fragment("A.b1")
     for call, error, words in ((lambda: checker.load(None), checker.UsageError, "takes a path"),
                                (lambda: checker.load(3), checker.UsageError, "found int 3"),
+                               (lambda: checker.load(os.path.join(SPECS, "m16n8k256.yaml"), as_printed="no"),
+                                checker.UsageError, "as_printed is True or False, found str 'no'"),
                                (lambda: spec.fragment(3), checker.UsageError, r"an id as text \(one of A.b1, B.b1, C.s32\)"),
                                (lambda: spec.fragment("A.b1", N=64), checker.LayoutError, "A.b1 takes no N"),
                                (lambda: spec.fragment("a.b1"), checker.LayoutError, r"Did you mean fragment\('A.b1'\)"),

@@ -252,6 +252,23 @@ def test_a_fragment_id_in_the_wrong_case_or_with_a_parameter_it_lacks(run):
     assert r.code == 2 and "A.b1 takes no N; name it 'A.b1'." in r.err, r.err
 
 
+@pytest.mark.parametrize("option, value", [("--triton", "no.json"), ("--table", "no.csv"), ("--cute-copy", "no.yaml"),
+                                           ("--python", "no.py:f"), ("--python", os.path.join("no", "where:f")),
+                                           ("--known-gaps", "no.yaml")])
+def test_an_input_file_an_option_names_that_does_not_exist_is_a_usage_error(run, tmp_path, option, value):
+    """As a spec path that does not exist (exit 2): these said exit 3, "cannot read file", at 1:1 of
+    a file that is not there. One that exists but is malformed stays the input's located error."""
+    value = str(tmp_path / value)
+    spec = os.path.join(SPECS, "m16n8k16.yaml")
+    argv = ("mutate", spec, option, value) if option == "--known-gaps" else ("compare", spec, "--fragment", "A.f16", option, value)
+    r = run(*argv)
+    where = value.rpartition(":")[0] if option == "--python" else value
+    assert r.code == 2 and f"{option}: no such file: {where!r}" in r.err and not r.out, r.err
+    (tmp_path / "bad.csv").write_text("0,0,x,1\n", encoding="utf-8")
+    r = run("compare", spec, "--fragment", "A.f16", "--table", str(tmp_path / "bad.csv"))
+    assert r.code == 3 and f"{tmp_path / 'bad.csv'}:1:" in r.err
+
+
 @pytest.mark.parametrize("argv", [("where", "--fragment", "A.b1", "--row", "0", "--col", "0"),
                                   ("export", "--fragment", "A.b1", "--to", "cute"),
                                   ("eval", "--fragment", "A.b1", "--lane", "0", "--i", "0"),

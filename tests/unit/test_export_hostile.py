@@ -145,3 +145,5 @@ def test_renaming_is_consistent_and_takes_no_name_in_use():
     assert safe.Names(["x_of"], "python", ["x_of"]).functions["x_of"] == "x_of_"  # the document's name wins
     assert safe.identifier("16x", "cpp") == "n16x" and safe.identifier("class", "cpp") == "class_"
     assert safe.identifier("ü.ä", "cpp") == "___" or safe.identifier("ü.ä", "cpp").isascii()
+    # a wgmma instance's closing bracket left a trailing underscore in its namespace
+    assert safe.identifier("D.float[N=64]", "cpp") == "D_float_N_64" and safe.identifier("A.sp.f16", "cpp") == "A_sp_f16"

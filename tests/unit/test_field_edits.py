@@ -127,6 +127,26 @@ def test_a_reading_source_that_no_reference_data_transcribes_is_refused(copy, ru
     assert f"{path}:{line}:{col}: error: {says}" in r.err, r.err
 
 
+@pytest.mark.parametrize("name, old, new, says", [
+    # another layout's name at this line (the field survived 33 of 3,500 wrong edits before)
+    ("m64nNk16.yaml", 'name: "SM90::GMMA::ALayout_64x16"', 'name: "SM90::GMMA::ALayout_64x32"',
+     "the entry at line 451 of include/cute/atom/mma_traits_sm90_gmma.hpp is ALayout_64x16, which this source's "
+     "name SM90::GMMA::ALayout_64x32 does not end with"),
+    # JAX's A layout named where the 32-bit accumulators' entry is
+    ("m64nNk8.yaml", 'name: "WGMMA_LAYOUT_ACC_32BIT (32-bit', 'name: "WGMMA_LAYOUT (32-bit',
+     "the entry at line 850 of jax/experimental/mosaic/gpu/fragmented_array.py is WGMMA_LAYOUT_ACC_32BIT, "
+     "which this source's name WGMMA_LAYOUT does not end with"),
+    # a sparse trait of another instruction
+    ("m64nNk16.sp.yaml", "GMMA_64x8x16_F32TF32TF32_RS_TN>::ALayout", "GMMA_64x8x32_F16F16F16_RS>::ALayout",
+     "is SPARSE::GMMA_64x8x16_F32TF32TF32_RS_TN::ALayout, which this source's name"),
+])
+def test_a_reading_source_named_as_another_entry_is_refused(copy, run, name, old, new, says):
+    path, line, col = copy(name, old, new)
+    r = run("validate", path)
+    assert r.code == 3
+    assert f"{path}:{line}:" in r.err and says in r.err, r.err
+
+
 @pytest.mark.parametrize("old, new, says", [
     ('- "CuTe SM75_U16x2_LDSM_T"', '- "CuTe SM100_U8x16_STSM_T"', "'CuTe SM100_U8x16_STSM_T' is no entry of the "
      "reference data for ldmatrix.m8n8 r.x1.trans"),
@@ -214,3 +234,94 @@ def test_a_header_erratum_that_breaks_only_words_is_refused(copy, run):
     assert r.code == 3
     assert f"{path}:{line + 1}:15: error: no words' theorem (elements-listed, register-words, types-named, wording) " \
            "reads a header" in r.err
+
+
+@pytest.mark.parametrize("new", ["value: each containing one element", "value: each containing one `.tf32` element,",
+                                 "value: ...,"])
+def test_a_words_erratum_whose_value_drops_the_claim_is_refuted(copy, run, new):
+    # m16n8k16 sparse B.tf32's cell says "four .tf32 elements" a .b32 register; the reading says one.
+    # A value that says no count of typed elements per register would leave register-words nothing
+    # to hold to the table (5 wrong edits passed so before)
+    path, line, col = copy("m16n8k16.yaml", "value: each containing one `.tf32` element\n", new + "\n")
+    r = run("prove", path)
+    if new.endswith("element,"):  # still says one .tf32 element a register: a harmless edit passes
+        assert r.code == 0, r.out + r.err
+        return
+    assert r.code == 1
+    assert "erratum's value says nothing where the printed text claims the elements of each register " \
+           "(register-words)" in r.out + r.err, r.out
+
+
+@pytest.mark.parametrize("old, new, kind, t", [
+    ("    - types: [s32]\n      fragment: \"A vector expression containing N/2 number of `.s32`",
+     "    - types: [f32]\n      fragment: \"A vector expression containing N/2 number of `.s32`", "s32", "f32"),
+    ("    - types: [f32]\n      fragment: \"A vector expression containing N/2 number of `.f32`",
+     "    - types: [s32]\n      fragment: \"A vector expression containing N/2 number of `.f32`", "f32", "s32"),
+])
+def test_a_typed_register_holding_another_type_is_refuted(copy, run, old, new, kind, t):
+    # wgmma m64nNk32 D: the .s32 and .f32 rows' types swapped passed before (both 32 bits, and the
+    # cell names its registers' kind, not a type of elements)
+    path, line, _ = copy("m64nNk32.yaml", old, new)
+    r = run("prove", path)
+    assert r.code == 1
+    assert f"{path}:{line}:14: error: D.s32.float" in r.out + r.err, r.out + r.err
+    assert f"register-words refuted: the Fragment cell of D.s32.float[N=8] (table row {1 if kind == 's32' else 2}) has " \
+           f".{kind} registers, which hold .{kind} elements, where the table row gives types: .{t}" in r.out + r.err, r.out
+
+
+@pytest.mark.parametrize("old, new, col, says", [
+    ("      fragment: A.sp.tf32\n      row: 1\n", "      fragment: A.sp.tf32\n      row: 2\n", 12,
+     "A.sp.tf32's table has 1 row, not a row 2"),
+    ("      fragment: A.sp.tf32\n      row: 1\n", "      fragment: A.sp.f16\n      row: 1\n", 17,
+     "A.sp.f16 is no fragment of section 9.7.14.6.2.3"),
+])
+def test_a_difference_pointing_at_no_row_is_refused(copy, run, old, new, col, says):
+    # 9.2 prints sparse A's row 1 otherwise; verbatim seeks its cell in the whole section, so a row
+    # number past the table passed (4 wrong edits)
+    path, line, _ = copy("m16n8k16.yaml", old, new)
+    r = run("validate", path)
+    assert r.code == 3
+    assert f"{path}:{line + (1 if 'row 2' in says else 0)}:{col}: error: {says}" in r.err, r.err
+
+
+def test_a_difference_printed_alike_is_refused(copy, run):
+    cell = ("A vector expression containing four `.b32` registers, with each register containing one non-zero "
+            "`.tf32` element out of 2 consecutive elements from matrix A.")
+    path, line, col = copy("m16n8k16.yaml", cell + ' Mapping of the non-zero elements is as described in Sparse '
+                           'matrix storage."', cell + '"')
+    r = run("validate", path)
+    assert r.code == 3
+    assert f"{path}:{line}:{col - 1}: error: A.sp.tf32 row 1 is printed so in the transcription too: no difference" \
+        in r.err, r.err
+
+
+@pytest.mark.parametrize("old, new, says", [
+    # an empty Elements cell filled: nothing printed contradicts anything (4 edits deleted the kind)
+    ("        breaks: [elements-listed]\n        kind: judgment\n", "        breaks: [elements-listed]\n",
+     "an erratum that breaks elements-listed is kind: judgment, not contradiction (the default)"),
+])
+def test_an_erratum_of_the_wrong_kind_is_refused(copy, run, old, new, says):
+    path, line, col = copy("m16n8k128.yaml", old, new)
+    r = run("validate", path)
+    assert r.code == 3
+    assert f"{path}:" in r.err and says in r.err, r.err
+
+
+def test_a_refuted_layout_erratum_is_a_contradiction(copy, run):
+    # m16n8k128 B's table headed .atype fails fragment-shape: it contradicts the table, not a choice
+    path, line, col = copy("m16n8k128.yaml", "      value: .btype\n      breaks: [fragment-shape]\n",
+                           "      value: .btype\n      breaks: [fragment-shape]\n      kind: judgment\n")
+    line += 2
+    r = run("validate", path)
+    assert r.code == 3
+    assert f"{path}:{line}:13: error: an erratum that breaks fragment-shape is kind: contradiction, not " \
+           "judgment" in r.err, r.err
+
+
+def test_a_types_erratum_whose_value_names_no_type_is_refuted(copy, run):
+    # the mma.sp "same as" sentence prints `.b16` for `.bf16`: a value naming no type at all would
+    # leave types-named nothing to hold to the fragments the sentence names
+    path, line, col = copy("m16n8k16.yaml", 'value: "`.bf16`"', 'value: "16-bit"')
+    r = run("prove", path)
+    assert r.code == 1
+    assert "erratum's value says nothing where the printed text claims types (types-named)" in r.out + r.err, r.out

@@ -296,3 +296,21 @@ def test_docs_proofs_counts_the_relations():
     doc = " ".join(open(os.path.join(ROOT, "docs", "proofs.md"), encoding="utf-8").read().split())
     assert f"The {len(mine)} relations of the seeds," in doc and f"And {rest} more for the rest of the chapter" in doc
     assert f"besides the {len(sparse)} `sparse/...` relations above, {len(rels)} in all" in doc
+
+
+def test_a_broken_spec_beside_is_one_error_of_its_own_and_one_of_the_theorem_it_stops(tmp_path, run):
+    """m64nNk8's warpgroup theorems read m16n8k8 beside it: its load error was reported twice as
+    m16n8k8's own (two identical lines, two spec errors); the theorem's says which theorem it stops."""
+    folder = tmp_path / "specs"
+    shutil.copytree(SPECS, folder)
+    path = folder / "m16n8k8.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("shape: m16n8k8\n", "shape: m16n8k8\nbogus: 1\n", 1),
+                    encoding="utf-8")
+    r = run("prove", str(folder), "--no-cache", "--format", "json")
+    assert r.code == 3
+    mine = [x for x in json.loads(r.out)["results"] if "bogus" in x["message"]]
+    assert sorted((os.path.basename(x["spec"]), x["property"], x["verdict"]) for x in mine) == [
+        ("m16n8k8.yaml", "load", "SPEC_ERROR"), ("m64nNk8.yaml", "warpgroup", "SPEC_ERROR"),
+        ("relations.yaml", "load", "SPEC_ERROR")]
+    assert all(x["location"] == f"{path}:4:1" for x in mine)
+    assert [x["message"][:13] for x in mine if x["property"] == "warpgroup"] == ["not checked: "]

@@ -36,6 +36,19 @@ def test_register_words_passes_and_fails():
         "two .b32 registers, with each register containing two .u8 elements", Row("b32", 2, 4))
     assert wording.register_words("containing four .f32 registers, containing four .f32 elements", Row("f32", 4)) is None
     assert "hold 4" in wording.register_words("four .f32 registers, containing two .f32 elements", Row("f32", 4))
+    # a typed register holds its type: the row's types edited (wgmma D's .s32 and .f32 rows swapped)
+    row = Row("s32", 4)
+    row.types, row.types_span = ("f32",), "m64nNk32.yaml:84:14"
+    said = wording.register_words("N/2 number of `.s32` registers.", row)
+    assert said == "has .s32 registers, which hold .s32 elements, where the table row gives types: .f32"
+    assert said.span == "m64nNk32.yaml:84:14"
+    row.types = ("s32",)
+    assert wording.register_words("N/2 number of `.s32` registers.", row, (("N", 8),)) is None
+    row = Row("f16x2", 4, 2)
+    row.types = ("f16", "bf16")
+    assert wording.register_words("four `.f16x2` registers", row) is None
+    row.types = ("f16", "tf32")
+    assert "which hold .bf16 or .f16 elements" in wording.register_words("four `.f16x2` registers", row)
 
 
 def test_register_kind_passes_and_fails():
