@@ -45,6 +45,10 @@ def unresolved(same, resolve, spec=None) -> list:
     named = named_shape(same)
     for k, ref in enumerate(same.fragments):
         shape, fid = ref.split("/", 1)
+        if ref in same.fragments[:k]:  # a name given twice says nothing more, but looks like two
+            where = same.fragment_spans[k] if k < len(same.fragment_spans) else same.span
+            out.append((where, f"{shown(ref, 60, False)} is named twice"))
+            continue
         if named is not None and shape != named:
             # the sentence names the section it points to: a fragment of another shape is not
             # the one it means, however alike their operands (m16n8k64's C is 16x8 like m16n8k8's)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from checker.errors import SourceSpan, SpecError
+from checker.spec import provenance
 
 CONTAINER_BITS = 8
 # the document's phrases for a value's place in its container: "lower 6 bits", "central 4 bits"
@@ -141,6 +142,7 @@ def containers(meaning, value: dict, family: str) -> Containers | None:
             raise SpecError(meaning.span(path + ["memory", "packed_bytes"]),
                             f"16 {ld['width']}-bit values packed take {16 * ld['width'] // 8} bytes, "
                             f"not {memory.packed_bytes}")
+        provenance.excerpts(meaning, ld["read_from"], path + ["read_from"])
         sources = tuple(Source(s["repo"], s["commit"], s["path"], tuple(s["lines"]), s["says"]) for s in ld["read_from"])
         loads[ld["format"]] = Load(ld["format"], ld["width"], lo, ld["upper"], ld["standing"], sources, memory,
                                    meaning.span(path))

@@ -252,6 +252,9 @@ class _Meaning:
         return errata.erratum(self, e, epath, default_field, row, where, empty)
 
     def fragment(self, fr, fpath, section, comps, values, family, params) -> model.Fragment:
+        if not fr["id"].startswith(fr["operand"] + "."):  # `where --fragment B...` finds matrix B's
+            raise SpecError(self.span(fpath + ["id"]), f"{fr['id']} is a fragment of matrix {fr['operand']}: "
+                            f"its id starts with {fr['operand']}. ({fr['operand']}.f16, {fr['operand']}.sp.i8)")
         rows = []
         errata = [self.erratum(e, fpath + ["errata", k], "formula") for k, e in enumerate(fr.get("errata", []))]
         for ri, r in enumerate(fr["table"]):

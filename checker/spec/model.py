@@ -220,6 +220,7 @@ class Difference:
     fragment_cell: str
     elements_cell: str
     note: str
+    span: SourceSpan | None = None  # its row number's place: where the words theorem refutes a cell of another row
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """Where a reading of a figure says it was read from, held to the reference data that transcribes
-it (checker/references/data/): a wgmma reading's `sources` and a movement layout's `read_from`;
+it (checker/references/data/): a wgmma reading's `sources` and a movement layout's `read_from`; a
+container reading's `read_from` held to the upstream lines kept in checker/references/excerpts.yaml;
 and where a section says another version of the document prints a row otherwise, held to the
 section's own tables.
 
@@ -19,6 +20,7 @@ from checker.errors import CheckerError, SpecError
 from checker.spec import model
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "references", "data")
+EXCERPTS = os.path.join(os.path.dirname(DATA), "excerpts.yaml")
 
 
 @functools.lru_cache(maxsize=1)
@@ -39,12 +41,43 @@ def _data() -> dict:
     return out
 
 
+@functools.lru_cache(maxsize=1)
+def _excerpts() -> list:
+    """The upstream lines container readings quote (checker/references/excerpts.yaml), read once."""
+    from checker.spec import yamlload
+
+    value = yamlload.load(EXCERPTS).value
+    return [x for x in value.get("excerpts", []) if isinstance(x, dict)] if isinstance(value, dict) else []
+
+
+def excerpts(meaning, read_from: list, path: list) -> None:
+    """Each place a container reading was read from (checker/spec/containers.py) is one the project
+    holds a copy of: its repository, commit and file, and its lines one of the ranges cited there."""
+    held = _excerpts()
+    for k, s in enumerate(read_from):
+        at, same = path + [k], held
+        for key in ("path", "repo", "commit"):
+            narrower = [x for x in same if x.get(key) == s[key]]
+            if not narrower:
+                raise SpecError(meaning.span(at + [key]), f"checker/references/excerpts.yaml holds no lines of {key} "
+                                f"{s[key]!r}" + (" with this source's path" if same is not held else ""))
+            same = narrower
+        pins = sorted({tuple(p) for x in same for p in x.get("pins", ()) if isinstance(p, list)})
+        if tuple(s["lines"]) not in pins:
+            raise SpecError(meaning.span(at + ["lines"]), f"checker/references/excerpts.yaml cites lines "
+                            f"{', '.join(f'{lo}-{hi}' for lo, hi in pins)} of {s['path']}, not {s['lines'][0]}-{s['lines'][1]}")
+
+
 def sources(meaning, reading: dict, path: list) -> None:
     """Each source of a wgmma reading: some data file of its library, repository and upstream path
-    (the one its `reference:` names, where it names one) is at its commit and has an entry at its line."""
-    data = _data()
-    for k, s in enumerate(reading.get("sources") or []):
+    (the one its `reference:` names, where it names one) is at its commit and has an entry at its
+    line, named once."""
+    data, given = _data(), reading.get("sources") or []
+    for k, s in enumerate(given):
         at = path + ["sources", k]
+        pin = tuple(s.get(key) for key in ("library", "repo", "commit", "path", "line"))
+        if pin in [tuple(t.get(key) for key in ("library", "repo", "commit", "path", "line")) for t in given[:k]]:
+            raise SpecError(meaning.span(at + ["line"]), f"{s['library']} {s['path']} line {s['line']} is named twice")
         ref = s.get("reference")
         if ref is not None and ref not in data:
             raise SpecError(meaning.span(at + ["reference"]), f"no reference data file {ref!r} "
@@ -57,6 +90,9 @@ def sources(meaning, reading: dict, path: list) -> None:
                 with_ = f" with this source's {' and '.join(matched)} ({', '.join(had[:3])})" if matched else ""
                 raise SpecError(meaning.span(at + [key]), f"no reference data file transcribes {key} {s[key]!r}{with_}")
             files, matched = same, matched + [key]
+        if ref is None and len(files) > 1:  # else a line of either would do, and the pin says neither
+            raise SpecError(meaning.span(at + ["library"]), f"{' and '.join(files)} both transcribe {s['path']} at "
+                            f"{s['commit'][:12]}: name the one read from with reference:")
         if ref is not None:
             if ref not in files:
                 raise SpecError(meaning.span(at + ["reference"]), f"{ref} does not transcribe {s['path']} at "
@@ -119,7 +155,8 @@ def read_from(meaning, fr: dict, fpath: list) -> None:
 def differences(meaning, sec: dict, base: list) -> tuple:
     """A section's `differences`: each names a fragment of the section and a row its table has, and
     prints that row otherwise. verbatim seeks the other version's cell in the whole section, so a
-    row number pointing past the table (or at a row printed alike) would pass it unnoticed."""
+    row number pointing past the table (or at a row printed alike) would pass it unnoticed; one
+    pointing at another row is the words theorem's (its cell names that row's types)."""
     tables = {fr["id"]: fr.get("table", []) for key in ("fragments", "figures_only") for fr in sec.get(key, [])}
     out = []
     for d, diff in enumerate(sec.get("differences", ())):
@@ -135,5 +172,5 @@ def differences(meaning, sec: dict, base: list) -> tuple:
         if (row.get("fragment"), row.get("elements") or "") == (diff["fragment_cell"], diff["elements_cell"]):
             raise SpecError(meaning.span(at + ["fragment_cell"]), f"{diff['fragment']} row {diff['row']} is printed "
                             f"so in the transcription too: no difference")
-        out.append(model.Difference(**diff))
+        out.append(model.Difference(**diff, span=meaning.span(at + ["row"])))
     return tuple(out)

@@ -26,32 +26,12 @@ from __future__ import annotations
 import re
 
 from checker.results import PROVED, REFUTED, Result
-from checker.spec.model import KIND_BITS, TYPE_BITS, WORD_CHECKS
+from checker.spec.model import WORD_CHECKS
+from checker.theorems.register_words import (EACH, KIND, TOTAL, Located, dotted, register_count, register_kind,
+                                             register_words)
 
 _TYPE = re.compile(r"\.(f16x2|bf16|f16|tf32|f32|f64|e4m3|e5m2|e3m2|e2m3|e2m1|u8|s8|u4|s4|b1|s32|b32|b16|b64)\b")
 _INTEGER = frozenset({"u8", "s8", "u4", "s4", "b1", "s32"})
-_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8,
-         "e2m1": 4, "u8": 8, "s8": 8, "u4": 4, "s4": 4, "b1": 1, "s32": 32}
-_REGISTER_BITS = {"f16x2": 32, "b32": 32, "f32": 32, "s32": 32, "f64": 64, "b64": 64}
-_NUMBER = {"a single": 1, "single": 1, "one": 1, "two": 2, "four": 4, "eight": 8, "sixteen": 16, "thirty two": 32}
-_COUNT = "|".join(sorted(_NUMBER, key=len, reverse=True))
-_EACH = re.compile(rf"\beach (?:register )?containing ({_COUNT}) (?:non-zero )?`?\.(\w+)`?")
-_TOTAL = re.compile(rf"registers?,? containing ({_COUNT}) `?\.(\w+)`? elements?\b")
-_KIND = re.compile(r"`?\.(\w+)`?\s+registers?\b")  # "four .f16x2 registers", "a single `.b32` register"
-# "four .f16x2 registers", "of a single `.b32` register", wgmma's "N/4 number of `.f16x2` registers"
-_REGISTERS = re.compile(rf"\b(?:({_COUNT})|N/(\d+) number of)\s+`?\.(\w+)`?\s+registers?\b")
-_WIDTH = re.compile(r"\b(\d+)-bit registers?\b")  # ldmatrix & co.: "1, 2, or 4 32-bit registers"
-
-
-class Located(str):
-    """A check's answer with the place to point at when that is not its text's, and what to do
-    there: a register kind the Fragment cell contradicts is refuted at the row's `kind:`, a
-    fragment a "same as" sentence contradicts at its name: the lines an edit changes."""
-
-    def __new__(cls, text: str, span, hint: str):
-        self = super().__new__(cls, text)
-        self.span, self.hint = span, hint
-        return self
 
 
 def named_types(text: str) -> set:
@@ -75,109 +55,10 @@ def types_named(text: str, types, kinds=(), exact: bool = True) -> str | None:
     return None
 
 
-def register_kind(cell: str, row) -> str | None:
-    """The register kind the cell names against the table's: `kind: f32` under "four .f16x2
-    registers" changes what `where`, the packing facts and the reference model read from it,
-    and no layout property sees it."""
-    named = _KIND.search(cell)
-    if named and named.group(1) != row.kind:
-        return f"names .{named.group(1)} registers, where the table gives kind: {row.kind}"
-    width = _WIDTH.search(cell)
-    if width and int(width.group(1)) != _REGISTER_BITS.get(row.kind):
-        return (f"names {width.group(1)}-bit registers, where the table gives kind: {row.kind} "
-                f"({_REGISTER_BITS.get(row.kind, '?')} bits)")
-    return None
-
-
-# A register the document names by a type holds elements of that type (".s32 registers" hold .s32
-# accumulators, ".f16x2" the two 16-bit floats); only the bit kinds (.b32, .b64) hold any. Widths
-# alone cannot tell .s32 from .f32: wgmma's D rows of each, their types swapped, passed every check.
-_HOLDS = {"f32": {"f32"}, "s32": {"s32"}, "f64": {"f64"}, "f16x2": {"f16", "bf16"}}
-
-
-def register_holds(row) -> str | None:
-    """The row's types against the kind of its registers, once the cell has named that kind (so
-    an edited kind is refuted at the kind, above, and an edited type here, at the types)."""
-    types = getattr(row, "types", ())
-    if any(row.kind in _HOLDS and t not in _HOLDS[row.kind] for t in types):
-        return (f"has .{row.kind} registers, which hold {' or '.join('.' + h for h in sorted(_HOLDS[row.kind]))} "
-                f"elements, where the table row gives types: {_dotted(types)}")
-    return None
-
-
-def register_count(cell: str, row, params=(), holds=None) -> str | None:
-    """The number of registers the cell names against the table's `count:`. fragment-shape holds
-    the count to the element list, and the formulas' domain to both, so a number changed in the
-    cell alone ("four .f16x2 registers" made "two") is seen here or nowhere. `holds`: (threads,
-    elements) of the fragment, the threads of one computation and the elements of its matrix
-    (the compressed A's for a sparse A). Where `count:` registers hold them all, the cell is the
-    edit, refuted there with the count's place named; where they do not (the count and the
-    element list cut together), the count is, refuted at `count:`, with what it leaves out."""
-    said = _REGISTERS.search(cell)
-    if said is None:
-        return None  # "1, 2, or 4 32-bit registers" (ldmatrix & co.) names the choices of .num, not a count
-    if said.group(1):
-        n, how = _NUMBER[said.group(1)], said.group(1)
-    else:
-        value, d = dict(params).get("N"), int(said.group(2))
-        if value is None:
-            return f"says N/{d} .{said.group(3)} registers, but the shape has no parameter N"
-        exact = d != 0 and value % d == 0  # a cell's "N/0" or "N/3" is no count of registers
-        n, how = (value // d if exact else None), f"N/{d}" + (f" (at N = {value}: {value / d:g})" if d else "")
-    if n == row.count:
-        return None
-    at, why = getattr(row, "count_span", None), f"says {how} .{said.group(3)} registers, where the table gives count: {row.count}"
-    per = _per(row)
-    if holds is not None and per is not None and at is not None and row.count * per * holds[0] != holds[1]:
-        threads, whole = holds
-        return Located(f"{why}: {row.count} x {per} elements x {threads} threads hold {row.count * per * threads} "
-                       f"of the fragment's {whole}", at,
-                       "the count is the cell's: correct it; if the document prints the cell so, keep it and add an erratum")
-    return why + (f" (at {at})" if at else "")
-
-
-def _per(row) -> int | None:
-    """Elements a register of the row holds: as written, else from the widths (fragment-shape's reading)."""
-    if row.per_register is not None:
-        return row.per_register
-    bits = [max(TYPE_BITS.get(t, 0), getattr(row, "container_bits", None) or 0) for t in getattr(row, "types", ())]
-    reg = KIND_BITS.get(row.kind)
-    return reg // bits[0] if bits and bits[0] and reg and reg % bits[0] == 0 else None
-
-
-def register_words(cell: str, row, params=(), holds=None) -> str | None:
-    kind = register_kind(cell, row)
-    if kind is not None:
-        return Located(kind, getattr(row, "kind_span", None), "the kind is the cell's: correct it; if the document "
-                       "prints the cell so, keep it and add an erratum")
-    held = register_holds(row)
-    if held is not None:
-        return Located(held, getattr(row, "types_span", None), "the types are the registers': correct them; if "
-                       "the document prints the table so, keep it and add an erratum")
-    count = register_count(cell, row, params, holds)
-    if count is not None:
-        return count
-    each = _EACH.search(cell)
-    if each:
-        n, type_ = _NUMBER[each.group(1)], each.group(2)
-        bits = _REGISTER_BITS.get(row.kind, 32)
-        if type_ in _BITS and n * _BITS[type_] > bits:
-            return f"says each .{row.kind} register holds {each.group(1)} .{type_} elements: {n} x {_BITS[type_]} bits do not fit in {bits}"
-        if row.per_register is not None and n != row.per_register:
-            return f"says {each.group(1)} elements a register; the table's registers hold {row.per_register}"
-        return None
-    total = _TOTAL.search(cell)
-    if total and row.out_of is None:
-        n, want = _NUMBER[total.group(1)], row.count * (row.per_register or 1)
-        if n != want:
-            return f"says {total.group(1)} elements in all; {row.count} x .{row.kind} registers hold {want}"
-    return None
-
-
 def cell_element_types(cell: str) -> set:
     """The element types a Fragment cell names: "four .f32 registers" names a register kind,
     "four .f32 elements" a type."""
-    return named_types(_KIND.sub(" ", cell))
+    return named_types(KIND.sub(" ", cell))
 
 
 def cell_types(cell: str, row, referee=None, others=frozenset()) -> str | None:
@@ -194,14 +75,10 @@ def cell_types(cell: str, row, referee=None, others=frozenset()) -> str | None:
         return None
     at = getattr(row, "types_span", None)
     if at is not None and referee is not None and named <= set(referee) and not named & set(others):
-        return Located(f"names {_dotted(named)}, where the table row gives types: {_dotted(have)}", at,
+        return Located(f"names {dotted(named)}, where the table row gives types: {dotted(have)}", at,
                        "the types are the cell's: correct them; if the document prints the cell so, keep it and add "
                        "an erratum")
-    return f"names {_dotted(named)}, where the table row gives types: {_dotted(have)}" + (f" (at {at})" if at else "")
-
-
-def _dotted(types) -> str:
-    return ", ".join("." + t for t in sorted(types))
+    return f"names {dotted(named)}, where the table row gives types: {dotted(have)}" + (f" (at {at})" if at else "")
 
 
 def wording(text: str) -> str | None:
@@ -248,6 +125,12 @@ def _texts(spec, resolve):
                 if f.sparsity is None or f.operand != "A":
                     yield f, "elements", k, row.elements and row.elements.text, row.span, {
                         "elements-listed": lambda t: None if t else "is empty"}
+        for diff in sec.differences:
+            # another version's cell stands for one row of the table: it names that row's types
+            f = next(x for x in frs if x.id == diff.fragment or x.id.startswith(diff.fragment + "["))
+            row = f.table[diff.row - 1]
+            yield f, "difference", diff.row - 1, diff.fragment_cell, diff.span, {
+                "types-named": lambda t, row=row: cell_types(t, row)}
 
 
 def _target(spec, name, resolve) -> tuple:
@@ -311,7 +194,7 @@ def check(spec, resolve=None) -> list:
         # elements-listed reads the cell as a whole; its erratum is the empty cell filled
         mine = [e for e in errata if (e.printed == "") == ("elements-listed" in checks)]
         subject = _subject(owner, field, row)
-        fid = getattr(owner, "id", None) if field in ("caption", "fragment", "elements") else None
+        fid = getattr(owner, "id", None) if field in ("caption", "fragment", "elements", "difference") else None
         read = _apply(printed or "", mine, field, row)
         for name, fn in checks.items():
             why = fn(read)
@@ -374,10 +257,10 @@ def _claims(check: str, text: str) -> set:
     check with nothing to check, so an erratum's reading must keep every kind of claim its printed
     text made."""
     if check == "register-words":
-        return {what for what, pattern in (("the elements of each register", _EACH), ("the elements in all", _TOTAL),
-                                           ("the registers' kind", _KIND)) if pattern.search(text)}
-    if check == "types-named":
-        return {"types"} if named_types(text) else set()
+        return {what for what, pattern in (("the elements of each register", EACH), ("the elements in all", TOTAL),
+                                           ("the registers' kind", KIND)) if pattern.search(text)}
+    if check == "types-named":  # "with integer type" claims types as ".u8 / .s8" does
+        return {"types"} if named_types(text) or re.search(r"\b(integer|floating point)\b", text) else set()
     return set()
 
 
@@ -386,7 +269,8 @@ def _subject(owner, field, row) -> str:
         return f"the title of {owner.section}"
     if field == "same_as":
         return "the \"same as\" sentence"
-    what = {"caption": "the caption", "fragment": "the Fragment cell", "elements": "the Elements cell"}[field]
+    what = {"caption": "the caption", "fragment": "the Fragment cell", "elements": "the Elements cell",
+            "difference": "another version's Fragment cell"}[field]
     return f"{what} of {owner.id}" + (f" (table row {row + 1})" if row is not None else "")
 
 

@@ -1,11 +1,12 @@
 """Wrong edits of fields the verbatim check does not cover, which the gate once let through
 (benchmarks/field_mutants.py found them): each is made in a copy of specs/ and must be refused
 at the edited line, by validate (exit 3) or prove (exit 1, the property refuted)."""
+import os
 import shutil
 
 import pytest
 
-from conftest import SPECS
+from conftest import ROOT, SPECS
 
 
 @pytest.fixture
@@ -325,3 +326,103 @@ def test_a_types_erratum_whose_value_names_no_type_is_refuted(copy, run):
     r = run("prove", path)
     assert r.code == 1
     assert "erratum's value says nothing where the printed text claims types (types-named)" in r.out + r.err, r.out
+
+
+def test_a_difference_pointing_at_another_row_is_refuted(copy, run):
+    # m16n8k128's sparse A has two rows (.u4/.s4 and .e2m1); 9.2's cell for row 1 said to be row 2
+    path, line, _ = copy("m16n8k128.yaml", "    fragment: A.sp.i4\n    row: 1\n", "    fragment: A.sp.i4\n    row: 2\n")
+    r = run("prove", path)
+    assert r.code == 1
+    assert (f"{path}:{line + 1}:10: error: A.sp.i4 types-named refuted: another version's Fragment cell of A.sp.i4 "
+            "(table row 2) names .s4, .u4, where the table row gives types: .e2m1") in r.out + r.err, r.out
+
+
+def test_a_title_erratum_whose_value_names_no_type_is_refuted(copy, run):
+    # 9.7.14.5.9's title says "integer type" where its tables have .e4m3/.e5m2 too: a value that
+    # names no type (another field's text pasted) left types-named nothing to check
+    path, line, col = copy("m16n8k16.yaml", "value: with .u8 / .s8 / .e4m3 / .e5m2 type\n",
+                           "value: (threadID_in_group * 32) + (i & 0x1F)\n")
+    r = run("prove", path)
+    assert r.code == 1
+    assert "erratum's value says nothing where the printed text claims types (types-named)" in r.out + r.err, r.out
+
+
+def test_a_same_as_fragment_named_twice_is_refused(copy, run):
+    path, line, col = copy("m16n8k128.yaml", "    fragments: [m16n8k64/C.s32]\n",
+                           "    fragments: [m16n8k64/C.s32, m16n8k64/C.s32]\n")
+    r = run("validate", path)
+    assert r.code == 3
+    assert f"{path}:{line}:{col + 32}: error: m16n8k64/C.s32 is named twice" in r.err, r.err
+
+
+def test_a_fragment_id_naming_another_operand_is_refused(copy, run):
+    # a figure-only B renamed A.sp.tf32: `where --fragment A...` would answer with matrix B
+    path, line, col = copy("m16n8k128.yaml", "  - id: B.sp.i4\n", "  - id: A.sp.tf32\n")
+    r = run("validate", path)
+    assert r.code == 3
+    assert f"{path}:{line}:9: error: A.sp.tf32 is a fragment of matrix B: its id starts with B." in r.err, r.err
+
+
+def test_a_source_two_data_files_transcribe_must_name_its_reference(copy, run):
+    # CuTe's mma_traits_sm90_gmma.hpp at one commit is transcribed twice (the RS A layouts and the
+    # traits): without reference: the line is held to either file's entries
+    path, line, col = copy("m64nNk16.yaml", '        name: "SM90::GMMA::ALayout_64x16"\n        reference: "cute-gmma"\n',
+                           '        name: "SM90::GMMA::ALayout_64x16"\n')
+    r = run("validate", path)
+    assert r.code == 3
+    assert (f"{path}:{line - 5}:18: error: cute-gmma and cutlass-mma_traits_sm90_gmma both transcribe "
+            "include/cute/atom/mma_traits_sm90_gmma.hpp at 7107b05535f8: name the one read from with reference:") in r.err, r.err
+
+
+def test_a_source_named_twice_is_refused(copy, run):
+    source = ('      - library: CuTe\n        repo: "NVIDIA/cutlass"\n        commit: "7107b05535f8977f5ecb9d01ee203205b1fd9bc4"\n'
+              '        path: "include/cute/atom/mma_traits_sm90_gmma.hpp"\n        line: 451\n'
+              '        name: "SM90::GMMA::ALayout_64x16"\n        reference: "cute-gmma"\n')
+    path, line, col = copy("m64nNk16.yaml", source, source + source)
+    r = run("validate", path)
+    assert r.code == 3
+    assert (f"{path}:{line + 11}:15: error: CuTe include/cute/atom/mma_traits_sm90_gmma.hpp line 451 is named twice"
+            in r.err), r.err
+
+
+@pytest.mark.parametrize("old, new, col, says", [
+    ("          lines: [211, 224]\n", "          lines: [211, 225]\n", 18,
+     "checker/references/excerpts.yaml cites lines 211-224, 217-217 of include/cute/atom/mma_traits_sm120.hpp, not 211-225"),
+    ("          lines: [57, 58]\n", "          lines: [56, 57]\n", 18,
+     "checker/references/excerpts.yaml cites lines 57-58 of include/cutlass/gemm/collective/builders/sm120_common.inl, not 56-57"),
+    ("        - repo: NVIDIA/cutlass\n          commit: 7107b05535f8977f5ecb9d01ee203205b1fd9bc4\n"
+     "          path: include/cutlass/gemm", "        - repo: jax-ml/jax\n          commit: "
+     "7107b05535f8977f5ecb9d01ee203205b1fd9bc4\n          path: include/cutlass/gemm", 17,
+     "checker/references/excerpts.yaml holds no lines of repo 'jax-ml/jax' with this source's path"),
+])
+def test_a_container_reading_pinned_where_no_excerpt_is_refused(copy, run, old, new, col, says):
+    # container readings' read_from: a line off by one, another repository (12 + 2 wrong edits passed)
+    path, line, _ = copy("ldmatrix.m16n16.yaml", old, new)
+    r = run("validate", path)
+    assert r.code == 3
+    assert f"{path}:{line}:{col}: error: {says}" in r.err, r.err
+
+
+def test_every_excerpt_holds_the_lines_the_specs_quote():
+    """The copies are what the readings quote: each `says` of a container reading that is a quote
+    (not a paraphrase) is in its excerpt, comment markers and line breaks aside."""
+    import re
+
+    import yaml
+
+    held = yaml.safe_load(open(os.path.join(ROOT, "checker", "references", "excerpts.yaml"), encoding="utf-8"))["excerpts"]
+    quoted = 0
+    for name in ("ldmatrix.m8n16.yaml", "ldmatrix.m16n16.yaml"):
+        spec = yaml.safe_load(open(os.path.join(SPECS, name), encoding="utf-8"))
+        for load in spec["containers"]["loads"]:
+            for s in load["read_from"]:
+                x = next(x for x in held if (x["repo"], x["commit"], x["path"]) == (s["repo"], s["commit"], s["path"]))
+                lines = x["text"].splitlines()[s["lines"][0] - x["first"]:s["lines"][1] - x["first"] + 1]
+                text = " ".join(re.sub(r"^\s*(//|#)\s?", "", ln) for ln in lines)
+                parts = s["says"].split(" ... ")
+                if all(p in text for p in parts):
+                    quoted += 1
+                assert s["lines"] in x["pins"]
+    assert quoted == 6  # the two specs' three quotes; the sm120_common.inl line is read, not quoted
+    for x in held:  # each cited range is inside the copy
+        assert all(x["first"] <= lo <= hi < x["first"] + len(x["text"].splitlines()) for lo, hi in x["pins"])
