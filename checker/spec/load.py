@@ -252,9 +252,6 @@ class _Meaning:
         return errata.erratum(self, e, epath, default_field, row, where, empty)
 
     def fragment(self, fr, fpath, section, comps, values, family, params) -> model.Fragment:
-        if not fr["id"].startswith(fr["operand"] + "."):  # `where --fragment B...` finds matrix B's
-            raise SpecError(self.span(fpath + ["id"]), f"{fr['id']} is a fragment of matrix {fr['operand']}: "
-                            f"its id starts with {fr['operand']}. ({fr['operand']}.f16, {fr['operand']}.sp.i8)")
         rows = []
         errata = [self.erratum(e, fpath + ["errata", k], "formula") for k, e in enumerate(fr.get("errata", []))]
         for ri, r in enumerate(fr["table"]):
@@ -304,6 +301,9 @@ class _Meaning:
             raise SpecError(self.span(fpath + ["table", 0, "elements"]),
                             "the first table row must give the element list (or, where the document's cell "
                             "is empty, an erratum with printed: \"\" that reads it)")
+        if not fr["id"].startswith(fr["operand"] + "."):  # `where --fragment B.f16` finds a B
+            raise SpecError(self.span(fpath + ["id"]), f"{fr['id']} is a fragment of matrix {fr['operand']}: "
+                            f"its id starts with {fr['operand']}. ({fr['operand']}.f16, {fr['operand']}.sp.i8)")
         return model.Fragment(
             id=fr["id"] + "".join(f"[{name}={value}]" for name, value in params), operand=fr["operand"], layout=fr.get("layout"),
             header=self.stext(fpath + ["header"]), table=tuple(rows), figures=tuple(fr["figures"]),

@@ -135,7 +135,7 @@ def _headers(run, tmp_path):
         assert r.code == 0, r.err
         assert "kInverse" not in r.out and "PTX_FRAGMENT_HD int lane(" in r.out and _inverse_proved(r.out, n)
         (tmp_path / f"d{n}.h").write_text(r.out)
-        out.append((n, "ptx_fragments::m64nNk16::" + re.search(r"namespace (D_float_N_\d+_) \{", r.out).group(1)))
+        out.append((n, "ptx_fragments::m64nNk16::" + re.search(r"namespace (D_float_N_\d+) \{", r.out).group(1)))
     return out
 
 

@@ -419,8 +419,8 @@ def test_the_device_path_writes_a_hardware_dump(subjects, tmp_path, monkeypatch,
 def test_a_composition_whose_fragment_no_longer_resolves_is_a_located_error(run, tmp_path):
     """QA: m16n8k16's A.f16 edited to `operand: B` once ended `crosscheck` of ldmatrix.m8n8 in
     AttributeError ('NoneType' object has no attribute 'fragment'): the chained probe found no
-    mma variant to run. Now it says which composition names the fragment, at its `fragment:`
-    line, and where the fragment is declared; exit 3 (a malformed spec), as prove's spec error."""
+    mma variant to run. It said which composition names the fragment and where the fragment is
+    declared; now the edit is refused at its own line; exit 3 (a malformed spec) either way."""
     shutil.copy(os.path.join(SPECS, "ldmatrix.m8n8.yaml"), tmp_path)
     text = open(os.path.join(SPECS, "m16n8k16.yaml"), encoding="utf-8").read()
     before = "      - id: A.f16\n        operand: A\n"
@@ -428,11 +428,12 @@ def test_a_composition_whose_fragment_no_longer_resolves_is_a_located_error(run,
     (tmp_path / "m16n8k16.yaml").write_text(text.replace(before, "      - id: A.f16\n        operand: B\n"))
     chain = os.path.join(ROOT, "reports", "synthetic", "ldmatrix-x4-x2.trans-into-mma.m16n8k16" + movement_dump.SUFFIX)
     r = run("crosscheck", str(tmp_path / "ldmatrix.m8n8.yaml"), "--dumps", chain)
-    line = _line("ldmatrix.m8n8.yaml", "fragment: m16n8k16/A.f16", after="- id: ldmatrix.x4/m16n8k16/A.f16")
     assert r.code == 3 and "Traceback" not in r.err
-    assert r.err.startswith(f"{tmp_path / 'ldmatrix.m8n8.yaml'}:{line}:") and "names m16n8k16/A.f16" in r.err
+    # since a fragment's id must start with its operand (tests/unit/test_field_edits.py), the edit
+    # is refused where it was made, before the composition that names the fragment is read
     declared = _line("m16n8k16.yaml", "- id: A.f16")
-    assert f"is operand B of .f16, .bf16 there ({tmp_path / 'm16n8k16.yaml'}:{declared}:" in r.err
+    assert r.err.startswith(f"{tmp_path / 'm16n8k16.yaml'}:{declared}:") and \
+        "A.f16 is a fragment of matrix B: its id starts with B." in r.err, r.err
 
 
 def test_without_the_forms_it_runs_there_is_no_chain():
