@@ -25,6 +25,13 @@ def copy(tmp_path):
     return edit
 
 
+def refused(run, path) -> str:
+    """What validate says of an edited spec it refuses (exit 3)."""
+    r = run("validate", path)
+    assert r.code == 3, r.out + r.err
+    return r.err
+
+
 def test_per_register_left_out_of_a_packed_row_is_refuted(copy, run):
     # m16n8k8 B.f16: one .f16x2 register holds two .f16; without per_register the row reads as one
     path, line, _ = copy("m16n8k8.yaml", "        kind: f16x2\n        per_register: 2\n      elements: b0, b1",
@@ -37,18 +44,16 @@ def test_per_register_left_out_of_a_packed_row_is_refuted(copy, run):
 
 def test_same_as_naming_a_fragment_of_another_shape_is_refused(copy, run):
     path, line, col = copy("m16n8k8.yaml", "m16n8k8/C.float]", "m16n8k64/C.s32]")
-    r = run("validate", path)
-    assert r.code == 3
+    err = refused(run, path)
     assert f"{path}:{line}:{col}: error: m16n8k64/C.s32: the sentence names the fragments of m16n8k8, not of m16n8k64" \
-        in r.err
+        in err
 
 
 def test_a_parameter_run_cut_short_is_refused(copy, run):
     # m64nNk256's D rows give N = 8..32 by 8 and 48..256 by 16: the second run stopping at 255 drops 256
     path, line, _ = copy("m64nNk256.yaml", "{from: 48, to: 256, step: 16}", "{from: 48, to: 255, step: 16}")
-    r = run("validate", path)
-    assert r.code == 3
-    assert f"{path}:{line}:5: error: D.s32's table gives N = 256, which is not a value of the shape's parameter" in r.err
+    err = refused(run, path)
+    assert f"{path}:{line}:5: error: D.s32's table gives N = 256, which is not a value of the shape's parameter" in err
 
 
 @pytest.mark.parametrize("old, new, value", [("to: 256", "to: 512", 264), ("step: 8", "step: 16", 16),
@@ -74,38 +79,34 @@ def test_a_sparse_wgmma_parameter_unlike_its_same_as_targets_is_refused(copy, ru
 ])
 def test_a_form_of_another_layout_is_refused(copy, run, old, new, why):
     path, line, col = copy("ldmatrix.m16n16.yaml", old, new)
-    r = run("validate", path)
-    assert r.code == 3
-    assert f"{path}:{line}:{col + 2}: error: {new[2:-1]} is not a form of layout r.x1.trans: {why}" in r.err
+    err = refused(run, path)
+    assert f"{path}:{line}:{col + 2}: error: {new[2:-1]} is not a form of layout r.x1.trans: {why}" in err
 
 
 def test_a_form_given_to_two_layouts_is_refused(copy, run):
     # ldmatrix.m8n8 r.x1's form given the .trans of r.x1.trans: two layouts claim one instruction
     path, line, col = copy("ldmatrix.m8n8.yaml", "- ldmatrix.sync.aligned.m8n8.x1.shared.b16\n",
                            "- ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16\n")
-    r = run("validate", path)
-    assert r.code == 3
+    err = refused(run, path)
     # said at the second of the two, naming the edited line
     assert (f"error: ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 is not a form of layout r.x1.trans: it is a form "
-            f"of layout r.x1 (line {line}) too" in r.err)
+            f"of layout r.x1 (line {line}) too" in err)
 
 
 def test_packed_bytes_must_be_what_sixteen_values_take(copy, run):
     path, line, col = copy("ldmatrix.m16n16.yaml", "packed_bytes: 8\n", "packed_bytes: 9\n")
-    r = run("validate", path)
-    assert r.code == 3
-    assert f"{path}:{line}:{col + 14}: error: 16 4-bit values packed take 8 bytes, not 9" in r.err
+    err = refused(run, path)
+    assert f"{path}:{line}:{col + 14}: error: 16 4-bit values packed take 8 bytes, not 9" in err
 
 
 def test_two_container_theorems_of_one_claim_are_refused(copy, run):
     # the .e3m2 theorem's type slipped to .e2m3: its id and statement still say .e3m2 is proved
     path, line, col = copy("ldmatrix.m16n16.yaml", "      format: b6x16_p32\n      type: e3m2\n",
                            "      format: b6x16_p32\n      type: e2m3\n")
-    r = run("validate", path)
-    assert r.code == 3
+    err = refused(run, path)
     # said at the second of the two, naming the edited line
     assert (f"error: theorem 'e2m3/b6x16_p32' claims what 'e3m2/b6x16_p32' (line {line + 1}) does (.e2m3 loaded "
-            "by .b6x16_p32, shift 0)" in r.err)
+            "by .b6x16_p32, shift 0)" in err)
 
 
 def test_the_catalogue_passes_the_new_checks(run):
@@ -123,9 +124,8 @@ def test_the_catalogue_passes_the_new_checks(run):
 ])
 def test_a_reading_source_that_no_reference_data_transcribes_is_refused(copy, run, name, old, new, col, says):
     path, line, _ = copy(name, old, new)
-    r = run("validate", path)
-    assert r.code == 3
-    assert f"{path}:{line}:{col}: error: {says}" in r.err, r.err
+    err = refused(run, path)
+    assert f"{path}:{line}:{col}: error: {says}" in err, err
 
 
 @pytest.mark.parametrize("name, old, new, says", [
@@ -143,9 +143,8 @@ def test_a_reading_source_that_no_reference_data_transcribes_is_refused(copy, ru
 ])
 def test_a_reading_source_named_as_another_entry_is_refused(copy, run, name, old, new, says):
     path, line, col = copy(name, old, new)
-    r = run("validate", path)
-    assert r.code == 3
-    assert f"{path}:{line}:" in r.err and says in r.err, r.err
+    err = refused(run, path)
+    assert f"{path}:{line}:" in err and says in err, err
 
 
 @pytest.mark.parametrize("old, new, says", [
@@ -156,10 +155,9 @@ def test_a_reading_source_named_as_another_entry_is_refused(copy, run, name, old
 ])
 def test_a_read_from_name_that_is_not_this_layouts_is_refused(copy, run, old, new, says):
     path, line, _ = copy("ldmatrix.m8n8.yaml", old, new)
-    r = run("validate", path)
-    assert r.code == 3
+    err = refused(run, path)
     # a dropped name is said at `read_from:`, the line above the one dropped
-    assert f"{path}:{line if new else line - 1}:" in r.err and says in r.err, r.err
+    assert f"{path}:{line if new else line - 1}:" in err and says in err, err
 
 
 def test_a_seed_that_does_not_hold_its_section_is_refused(copy, run):
@@ -202,17 +200,15 @@ def test_an_extrapolated_reading_that_names_sources_is_refused(copy, run):
     # m64nNk8's A.tf32 is read from CuTe's ALayout_64x8: extrapolated says no source encodes it
     path, line, col = copy("m64nNk8.yaml", "      figure: Figure 150\n      standing: agreed\n",
                            "      figure: Figure 150\n      standing: extrapolated\n")
-    r = run("validate", path)
-    assert r.code == 3
-    assert f"{path}:{line + 1}:17: error: an extrapolated reading is one no source encodes; this one names 1" in r.err
+    err = refused(run, path)
+    assert f"{path}:{line + 1}:17: error: an extrapolated reading is one no source encodes; this one names 1" in err
 
 
 def test_a_same_as_operand_left_without_a_fragment_is_refused(copy, run):
     path, line, col = copy("m16n8k16.yaml", "      fragments: [m16n8k16/B.f16, m16n8k16/C.float]",
                            "      fragments: [m16n8k16/B.f16]")
-    r = run("validate", path)
-    assert r.code == 3
-    assert f"{path}:{line}:{col + 18}: error: operand C is given for B, C, but no fragment of C is named" in r.err
+    err = refused(run, path)
+    assert f"{path}:{line}:{col + 18}: error: operand C is given for B, C, but no fragment of C is named" in err
 
 
 def test_a_table_row_given_twice_is_refused(copy, run):
@@ -231,10 +227,9 @@ def test_a_header_erratum_that_breaks_only_words_is_refused(copy, run):
     # an erratum of words, which no words' theorem reads for a header: it was confirmed by nothing
     path, line, col = copy("m16n8k32.yaml", "      value: .btype\n      breaks: [fragment-shape]\n",
                            "      value: .btype\n      breaks: [wording]\n")
-    r = run("validate", path)
-    assert r.code == 3
+    err = refused(run, path)
     assert f"{path}:{line + 1}:15: error: no words' theorem (elements-listed, register-words, types-named, wording) " \
-           "reads a header" in r.err
+           "reads a header" in err
 
 
 @pytest.mark.parametrize("new", ["value: each containing one element", "value: each containing one `.tf32` element,",
@@ -280,9 +275,8 @@ def test_a_difference_pointing_at_no_row_is_refused(copy, run, old, new, col, sa
     # 9.2 prints sparse A's row 1 otherwise; verbatim seeks its cell in the whole section, so a row
     # number past the table passed (4 wrong edits)
     path, line, _ = copy("m16n8k16.yaml", old, new)
-    r = run("validate", path)
-    assert r.code == 3
-    assert f"{path}:{line + (1 if 'row 2' in says else 0)}:{col}: error: {says}" in r.err, r.err
+    err = refused(run, path)
+    assert f"{path}:{line + (1 if 'row 2' in says else 0)}:{col}: error: {says}" in err, err
 
 
 def test_a_difference_printed_alike_is_refused(copy, run):
@@ -290,10 +284,9 @@ def test_a_difference_printed_alike_is_refused(copy, run):
             "`.tf32` element out of 2 consecutive elements from matrix A.")
     path, line, col = copy("m16n8k16.yaml", cell + ' Mapping of the non-zero elements is as described in Sparse '
                            'matrix storage."', cell + '"')
-    r = run("validate", path)
-    assert r.code == 3
+    err = refused(run, path)
     assert f"{path}:{line}:{col - 1}: error: A.sp.tf32 row 1 is printed so in the transcription too: no difference" \
-        in r.err, r.err
+        in err, err
 
 
 @pytest.mark.parametrize("old, new, says", [
@@ -303,9 +296,8 @@ def test_a_difference_printed_alike_is_refused(copy, run):
 ])
 def test_an_erratum_of_the_wrong_kind_is_refused(copy, run, old, new, says):
     path, line, col = copy("m16n8k128.yaml", old, new)
-    r = run("validate", path)
-    assert r.code == 3
-    assert f"{path}:" in r.err and says in r.err, r.err
+    err = refused(run, path)
+    assert f"{path}:" in err and says in err, err
 
 
 def test_a_refuted_layout_erratum_is_a_contradiction(copy, run):
@@ -313,10 +305,9 @@ def test_a_refuted_layout_erratum_is_a_contradiction(copy, run):
     path, line, col = copy("m16n8k128.yaml", "      value: .btype\n      breaks: [fragment-shape]\n",
                            "      value: .btype\n      breaks: [fragment-shape]\n      kind: judgment\n")
     line += 2
-    r = run("validate", path)
-    assert r.code == 3
+    err = refused(run, path)
     assert f"{path}:{line}:13: error: an erratum that breaks fragment-shape is kind: contradiction, not " \
-           "judgment" in r.err, r.err
+           "judgment" in err, err
 
 
 def test_a_types_erratum_whose_value_names_no_type_is_refuted(copy, run):
@@ -350,17 +341,15 @@ def test_a_title_erratum_whose_value_names_no_type_is_refuted(copy, run):
 def test_a_same_as_fragment_named_twice_is_refused(copy, run):
     path, line, col = copy("m16n8k128.yaml", "    fragments: [m16n8k64/C.s32]\n",
                            "    fragments: [m16n8k64/C.s32, m16n8k64/C.s32]\n")
-    r = run("validate", path)
-    assert r.code == 3
-    assert f"{path}:{line}:{col + 32}: error: m16n8k64/C.s32 is named twice" in r.err, r.err
+    err = refused(run, path)
+    assert f"{path}:{line}:{col + 32}: error: m16n8k64/C.s32 is named twice" in err, err
 
 
 def test_a_fragment_id_naming_another_operand_is_refused(copy, run):
     # a figure-only B renamed A.sp.tf32: `where --fragment A...` would answer with matrix B
     path, line, col = copy("m16n8k128.yaml", "  - id: B.sp.i4\n", "  - id: A.sp.tf32\n")
-    r = run("validate", path)
-    assert r.code == 3
-    assert f"{path}:{line}:9: error: A.sp.tf32 is a fragment of matrix B: its id starts with B." in r.err, r.err
+    err = refused(run, path)
+    assert f"{path}:{line}:9: error: A.sp.tf32 is a fragment of matrix B: its id starts with B." in err, err
 
 
 def test_a_source_two_data_files_transcribe_must_name_its_reference(copy, run):
@@ -368,10 +357,9 @@ def test_a_source_two_data_files_transcribe_must_name_its_reference(copy, run):
     # traits): without reference: the line is held to either file's entries
     path, line, col = copy("m64nNk16.yaml", '        name: "SM90::GMMA::ALayout_64x16"\n        reference: "cute-gmma"\n',
                            '        name: "SM90::GMMA::ALayout_64x16"\n')
-    r = run("validate", path)
-    assert r.code == 3
+    err = refused(run, path)
     assert (f"{path}:{line - 5}:18: error: cute-gmma and cutlass-mma_traits_sm90_gmma both transcribe "
-            "include/cute/atom/mma_traits_sm90_gmma.hpp at 7107b05535f8: name the one read from with reference:") in r.err, r.err
+            "include/cute/atom/mma_traits_sm90_gmma.hpp at 7107b05535f8: name the one read from with reference:") in err, err
 
 
 def test_a_source_named_twice_is_refused(copy, run):
@@ -379,10 +367,9 @@ def test_a_source_named_twice_is_refused(copy, run):
               '        path: "include/cute/atom/mma_traits_sm90_gmma.hpp"\n        line: 451\n'
               '        name: "SM90::GMMA::ALayout_64x16"\n        reference: "cute-gmma"\n')
     path, line, col = copy("m64nNk16.yaml", source, source + source)
-    r = run("validate", path)
-    assert r.code == 3
+    err = refused(run, path)
     assert (f"{path}:{line + 11}:15: error: CuTe include/cute/atom/mma_traits_sm90_gmma.hpp line 451 is named twice"
-            in r.err), r.err
+            in err), err
 
 
 @pytest.mark.parametrize("old, new, col, says", [
@@ -398,9 +385,8 @@ def test_a_source_named_twice_is_refused(copy, run):
 def test_a_container_reading_pinned_where_no_excerpt_is_refused(copy, run, old, new, col, says):
     # container readings' read_from: a line off by one, another repository (12 + 2 wrong edits passed)
     path, line, _ = copy("ldmatrix.m16n16.yaml", old, new)
-    r = run("validate", path)
-    assert r.code == 3
-    assert f"{path}:{line}:{col}: error: {says}" in r.err, r.err
+    err = refused(run, path)
+    assert f"{path}:{line}:{col}: error: {says}" in err, err
 
 
 def test_every_excerpt_holds_the_lines_the_specs_quote():
