@@ -22,6 +22,14 @@ def under(paths, suffixes: tuple) -> list:
 
 
 RELATIONS_FILE = "relations.yaml"
+# the document's figures that no spec transcribes, each with its reason: read by `checker verbatim`
+# (checker/verbatim/complete.py), never loaded as a spec
+UNTRANSCRIBED_FILE = "untranscribed.yaml"
+
+
+def spec_yaml(paths) -> list:
+    """The YAML files the paths name or the folders hold, the untranscribed list left out."""
+    return [p for p in under(paths, (".yaml", ".yml")) if os.path.basename(p) != UNTRANSCRIBED_FILE]
 
 
 def is_relations_file(path: str) -> bool:

@@ -72,7 +72,7 @@ def prove(paths, jobs: int = 1) -> Proof:
     """
     from checker import scope
     from checker.errors import UsageError
-    from checker.files import under
+    from checker.files import spec_yaml
     from checker.options import Options
     from checker.prover import prove_paths
     from checker.smt.solver import run_budget
@@ -86,7 +86,7 @@ def prove(paths, jobs: int = 1) -> Proof:
     paths = [str(p) for p in paths]
     if not isinstance(jobs, int) or jobs < 1:
         raise UsageError("jobs takes a positive number")
-    files = under(paths, (".yaml", ".yml"))
+    files = spec_yaml(paths)
     if not files:
         raise UsageError(f"no spec file (*.yaml) matched {' '.join(paths)}: nothing was checked")
     sc = scope.widen(files)

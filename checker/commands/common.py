@@ -105,9 +105,12 @@ def check_inputs(args) -> None:
 
 
 def spec_files(paths) -> list:
-    from checker.files import under
+    from checker.files import UNTRANSCRIBED_FILE, spec_yaml
 
-    files = under(paths, (".yaml", ".yml"))
+    files = spec_yaml(paths)
+    if not files and any(os.path.basename(p) == UNTRANSCRIBED_FILE for p in paths):
+        raise UsageError(f"{UNTRANSCRIBED_FILE} lists the document's figures that no spec transcribes; it is "
+                         "no spec: `checker verbatim specs/ --document document/` reads it")
     if not files:
         raise UsageError(f"no spec file (*.yaml) matched {' '.join(paths)}: nothing was checked")
     return files

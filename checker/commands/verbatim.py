@@ -48,38 +48,65 @@ def _folders(values: list) -> list:
 def run(args, out, err) -> int:
     from checker.files import is_relations_file
     from checker.spec.checked import load_checked
-    from checker.verbatim import document, fields, match, seeds
+    from checker.verbatim import complete, document, fields, match, seeds
 
     folders = _folders(args.document)
     files = [f for f in spec_files(args.paths) if not is_relations_file(f)]  # relations: the spec's own words
+    lists = complete.lists(args.paths)
     doc = document.read(folders)
     if doc.errors:  # what is not read would be reported missing: nothing is checked against a part
         for e in doc.errors:
             err.write(f"{e}\n")
         if args.format == "json":
-            _json(out, [], doc, files, [{"location": str(e.span), "message": e.message} for e in doc.errors])
+            _json(out, [], doc, files, [{"location": str(e.span), "message": e.message} for e in doc.errors], None)
         return 3
-    outcomes, problems, wrong = [], [], []
+    outcomes, problems, wrong, claimed, sections, entries = [], [], [], [], [], []
     for path in files:
         try:
             load_checked(path)
             found = [match.check(f, doc) for f in fields.read(path)]
             seeded = seeds.check(path, doc)  # a provenance no field's verdict depends on
+            mine, theirs = complete.claims(path)
         except SpecError as exc:
             err.write(f"{exc}\n")
             problems.append({"location": str(exc.span), "message": exc.message})
             continue
+        claimed += mine
+        sections += theirs
         outcomes += [(path, o) for o in found]
         wrong += [{"location": str(at), "message": why} for at, why in seeded]
         if args.format == "text":
             _text_spec(out, path, found)
             out.writelines(f"{at}: error: {why}\n" for at, why in seeded)
+    for path in lists:
+        try:
+            entries += complete.listed(path)
+        except SpecError as exc:
+            err.write(f"{exc}\n")
+            problems.append({"location": str(exc.span), "message": exc.message})
+    figures, unseeded = None, len(wrong)
+    if not problems:  # a spec that did not load claims nothing: its figures would all be reported
+        missing, figures = complete.check(doc, claimed, sections, entries, lists)
+        wrong += [{"location": str(at), "message": why} for at, why in missing]
+        if args.format == "text":
+            out.writelines(f"{at}: error: {why}\n" for at, why in missing)
     if args.format == "json":
-        _json(out, outcomes, doc, files, problems + wrong)
+        _json(out, outcomes, doc, files, problems + wrong, figures)
     else:
-        seeded = f"; {len(wrong)} seed{'s' * (len(wrong) != 1)} not holding their section" if wrong else ""
+        seeded = f"; {unseeded} seed{'s' * (unseeded != 1)} not holding their section" if unseeded else ""
+        out.write(_figures(figures, lists) + "\n")
         out.write(_summary(outcomes, doc, len(files)) + seeded + "\n")
     return 3 if problems else 1 if wrong or any(o.failed for _, o in outcomes) else 0
+
+
+def _figures(counts: dict | None, lists: list) -> str:
+    if counts is None:
+        return "figures: not checked (a spec or an untranscribed list did not load)"
+    scope = ("every section of the document" if counts["scope"] == "document"
+             else "the sections the specs transcribe (no untranscribed.yaml in the folders given)")
+    listed = f", {counts['listed']} listed in {', '.join(lists)}" if lists else ""
+    return (f"figures of {scope}, in the versions known: {counts['printed']} printed, {counts['transcribed']} "
+            f"transcribed{listed}, {counts['neither']} neither")
 
 
 def show(text: str, limit: int = 120) -> str:
@@ -144,7 +171,7 @@ def _summary(outcomes: list, doc, specs: int) -> str:
             f"document: {len(doc.files)} files ({versions})")
 
 
-def _json(out, outcomes: list, doc, files: list, problems: list) -> None:
+def _json(out, outcomes: list, doc, files: list, problems: list, figures: dict | None) -> None:
     from checker.verbatim import match
 
     rows = []
@@ -161,5 +188,5 @@ def _json(out, outcomes: list, doc, files: list, problems: list) -> None:
     summary = {"specs": len(files), "fields": len(outcomes), **count,
                "not_found": count[match.MISSING] + count[match.VERSION], "document_files": len(doc.files),
                "document_versions": {v or "unknown": n for v, n in doc.versions().items()}}
-    json.dump({"summary": summary, "errors": problems, "fields": rows}, out, indent=1)
+    json.dump({"summary": summary, "figures": figures, "errors": problems, "fields": rows}, out, indent=1)
     out.write("\n")

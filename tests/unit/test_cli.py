@@ -418,7 +418,7 @@ def test_fragment_counts_agree_between_commands(run):
     import checker
 
     specs = [checker.load(os.path.join(SPECS, n)) for n in sorted(os.listdir(SPECS))
-             if n.endswith(".yaml") and n != "relations.yaml"]
+             if n.endswith(".yaml") and n not in ("relations.yaml", "untranscribed.yaml")]
     assert sum(len(s.ids) + len(s.figures_only) for s in specs) == total
     with open(os.path.join(ROOT, "reports", "README.md"), encoding="utf-8") as fh:
         summary = fh.read()

@@ -25,7 +25,7 @@ def test_every_entry_names_a_fragment_that_exists_or_a_spec_not_yet_written():
     from checker.spec.load import load_spec
 
     specs = {os.path.splitext(n)[0]: load_spec(os.path.join(SPECS, n)) for n in os.listdir(SPECS)
-             if n.endswith(".yaml") and n != "relations.yaml"}
+             if n.endswith(".yaml") and n not in ("relations.yaml", "untranscribed.yaml")}
     for r in load.load_all():
         if r.spec in specs:
             assert specs[r.spec].fragment(r.fragment_id) is not None, (r.name, r.fragment_id)

@@ -251,7 +251,7 @@ def test_report_is_deterministic(report_dir, monkeypatch):
 
     monkeypatch.chdir(ROOT)
     timings = site.committed_timings(report_dir)
-    files = [os.path.join("specs", n) for n in sorted(os.listdir(SPECS)) if n.endswith(".yaml")]
+    files = [os.path.join("specs", n) for n in sorted(os.listdir(SPECS)) if n.endswith(".yaml") and n != "untranscribed.yaml"]
     a, _ = site.render(files, 1, None, timings)
     b, _ = site.render(files, 2, None, timings)
     assert a == b

@@ -1,0 +1,229 @@
+"""Every figure the document prints is transcribed by a spec, or listed with its reason.
+
+The field check (match.py) goes from the spec to the document: what a spec transcribes must be
+printed. It cannot see what a spec leaves out: a fragment deleted, or a version dropped from a
+section's `versions`, leaves no field behind to miss, and every check of what remains still
+passes. This is the other direction. A figure the document prints in a section of a known
+version must be claimed there by a spec (the `figures` of a fragment, a layout or a figures-only
+entry, in a section whose `versions` name that version), or listed in the catalogue's
+`untranscribed.yaml` with the reason no spec transcribes it.
+
+Which figures are looked at: those of every section some given spec transcribes; and, where a
+folder given holds an `untranscribed.yaml` (the catalogue, `specs/`), those of every section of
+the document. A listed figure that a spec transcribes, or that the document does not print there,
+is an error too, so the list cannot go stale. Files of no known version (the plain-text seeds) are
+passed over: the versioned chapters print the same sections.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from checker.errors import SourceSpan, SpecError
+from checker.files import UNTRANSCRIBED_FILE
+from checker.spec import yamlload
+from checker.verbatim import normalise as nm
+
+# a caption: `**Figure 79 MMA ...**` (9.1), `**Figure 146** Sparse ...` or `*Figure 176 Sparse ...*` (9.2) in
+# Markdown, where a line opening with `Figure N` is always prose; in a
+# text file a line opening with the number and a word (never "Figure 111, with ...", prose wrapped)
+_MD_CAPTION = re.compile(r"\*{1,2}Figure (\d+)\b")
+_TXT_CAPTION = re.compile(r"Figure (\d+) (?=\S)")
+_FIGURE = re.compile(r"Figure (\d+)\Z")
+_SECTION = re.compile(r"\d+(?:\.\d+)+\Z")
+_VERSION = re.compile(r"\d+\.\d+\Z")
+_KEYS = ("versions", "figures", "reason")
+MAX_ENTRIES = 500
+
+
+@dataclass(frozen=True)
+class Printed:
+    section: str
+    version: str
+    figure: int
+    span: SourceSpan  # the caption in the document
+
+
+@dataclass(frozen=True)
+class Section:
+    """A section of a spec: what it claims, whatever its figures."""
+
+    number: str
+    versions: tuple
+    span: SourceSpan  # its `section:`
+    versions_span: SourceSpan  # its `versions:` (the section where it has none)
+
+
+@dataclass(frozen=True)
+class Claim:
+    section: str
+    version: str
+    figure: int
+    span: SourceSpan  # the `Figure N` item in the spec
+
+
+@dataclass(frozen=True)
+class Listed:
+    section: str
+    version: str
+    figure: int
+    span: SourceSpan  # the `Figure N` item in the list
+
+
+def printed(doc) -> list:
+    """Every figure caption of the document's files of a known version, with its section."""
+    out = []
+    for f in doc.files:
+        if f.version is None:
+            continue
+        caption = _MD_CAPTION if f.path.endswith(".md") else _TXT_CAPTION
+        in_code, at = False, 0
+        for k, raw in enumerate(f.text.split("\n")):
+            start, at = at, at + len(raw) + 1
+            if nm.FENCE.match(raw):
+                in_code = not in_code
+                continue
+            m = None if in_code else caption.match(raw.lstrip())
+            section = f.section_at(start) if m else None
+            if m and section:
+                out.append(Printed(section, f.version, int(m.group(1)), SourceSpan(f.path, k + 1, 1)))
+    return out
+
+
+def claims(path: str) -> tuple:
+    """([Claim], [Section]): every figure a spec file transcribes, in each version its section
+    names, and its sections (as the file is written: the spec has been through the gate)."""
+    spec = yamlload.load(path)
+    value = spec.value if isinstance(spec.value, dict) else {}
+    out, sections = [], []
+    for s, sec in enumerate(value.get("sections") or []):
+        if not isinstance(sec, dict):
+            continue
+        number, versions = str(sec.get("section")), tuple(map(str, sec.get("versions") or ()))
+        sections.append(Section(number, versions, spec.span(("sections", s, "section")),
+                                spec.span(("sections", s, "versions"))))
+        for key in ("fragments", "layouts", "figures_only"):
+            for f, frag in enumerate(sec.get(key) or []):
+                for k, fig in enumerate((frag.get("figures") or []) if isinstance(frag, dict) else []):
+                    m = _FIGURE.fullmatch(str(fig))
+                    if m:
+                        where = spec.span(("sections", s, key, f, "figures", k))
+                        out.extend(Claim(number, v, int(m.group(1)), where) for v in versions)
+    return out, sections
+
+
+def listed(path: str) -> list:
+    """The figures an untranscribed list names; a malformed list is a located SpecError."""
+    doc = yamlload.load(path)
+    value = doc.value
+    entries = value.get("untranscribed") if isinstance(value, dict) else None
+    if not isinstance(value, dict) or set(value) != {"untranscribed"} or not isinstance(entries, list):
+        raise SpecError(doc.span(()), f"{UNTRANSCRIBED_FILE} holds one key, `untranscribed`: a list of "
+                        "{versions, figures, reason}")
+    if len(entries) > MAX_ENTRIES:
+        raise SpecError(doc.span(("untranscribed",)), f"more than {MAX_ENTRIES} entries")
+    out, seen = [], {}
+    for e, entry in enumerate(entries):
+        at = ("untranscribed", e)
+        if not isinstance(entry, dict) or set(entry) != set(_KEYS):
+            have = ", ".join(map(str, entry)) if isinstance(entry, dict) else type(entry).__name__
+            raise SpecError(doc.span(at), f"an entry has the keys {', '.join(_KEYS)}; found: {have or 'none'}")
+        versions, figures, reason = (entry[k] for k in _KEYS)
+        if not isinstance(versions, list) or not versions:
+            raise SpecError(doc.span(at + ("versions",)), "versions: a list of at least one version, such as 9.1")
+        for k, version in enumerate(versions):
+            if not isinstance(version, str) or not _VERSION.match(version):
+                raise SpecError(doc.span(at + ("versions", k)), f"versions: each is a version such as 9.1; found {version!r}")
+        if not isinstance(figures, dict) or not figures:
+            raise SpecError(doc.span(at + ("figures",)), "figures: each section's number, with the list of its "
+                            "figures (\"9.7.14.3\": [Figure 42, Figure 43])")
+        for section, items in figures.items():
+            if not isinstance(section, str) or not _SECTION.match(section):
+                raise SpecError(doc.span(at + ("figures", section), key=True),
+                                f"figures: {section!r} is no section number, such as 9.7.14.3")
+            if not isinstance(items, list) or not items:
+                raise SpecError(doc.span(at + ("figures", section)), f"figures of {section}: a list of at least one (Figure N)")
+            for k, fig in enumerate(items):
+                if not isinstance(fig, str) or not _FIGURE.match(fig):
+                    raise SpecError(doc.span(at + ("figures", section, k)), f"figures of {section}: each is Figure N; found {fig!r}")
+        if not isinstance(reason, str) or len(reason.split()) < 4:
+            raise SpecError(doc.span(at + ("reason",)), "reason: why no spec transcribes these figures, in words")
+        for section, items in figures.items():
+            for k, fig in enumerate(items):
+                span = doc.span(at + ("figures", section, k))
+                for version in versions:
+                    item = Listed(section, version, int(_FIGURE.match(fig).group(1)), span)
+                    key = (section, version, item.figure)
+                    if key in seen:
+                        raise SpecError(span, f"Figure {item.figure} of section {section} in PTX ISA {version} "
+                                        f"is listed twice (first at {seen[key]})")
+                    seen[key] = span
+                    out.append(item)
+    return out
+
+
+def lists(paths: list) -> list:
+    """The untranscribed lists the paths name, or that the folders among them hold."""
+    from checker.files import under
+
+    out = []
+    for path in paths:
+        found = under([path], (".yaml", ".yml")) if os.path.isdir(path) else [path]
+        out.extend(p for p in found if os.path.basename(p) == UNTRANSCRIBED_FILE)
+    return sorted(set(out), key=out.index)
+
+
+def check(doc, claimed: list, sections: list, entries: list, lists: list) -> tuple:
+    """([(span, message)], counts): every figure printed in scope that is neither claimed nor
+    listed, and every listed figure that is claimed or not printed. Where `lists` names an
+    untranscribed list, every section of the document is in scope, else the sections of the specs."""
+    everything = bool(lists)
+    numbers = {sec.number for sec in sections}
+    by_key = {(c.section, c.version, c.figure): c for c in claimed}
+    listed_at = {(e.section, e.version, e.figure): e for e in entries}
+    out, in_scope, printed_keys = [], set(), {}
+    for p in printed(doc):
+        key = (p.section, p.version, p.figure)
+        printed_keys.setdefault(key, p)
+        if not (everything or p.section in numbers):
+            continue
+        in_scope.add(key)
+        if key in by_key or key in listed_at:
+            continue
+        at, why = _why(p, sections)
+        where = f" (printed at {p.span})" if at is not p.span else ""
+        out.append((at, f"Figure {p.figure} of section {p.section} in PTX ISA {p.version}{where} is transcribed by "
+                        f"no spec: {why}; transcribe it, or list it with its reason in "
+                        f"{lists[0] if lists else 'an ' + UNTRANSCRIBED_FILE + ' beside the specs'}"))
+    versions = {f.version for f in doc.files if f.version is not None}
+    for key, e in listed_at.items():
+        if key in by_key:
+            out.append((e.span, f"Figure {e.figure} of section {e.section} in PTX ISA {e.version} is listed as "
+                                f"untranscribed, but {by_key[key].span} transcribes it: take it off the list"))
+        elif e.version in versions and key not in printed_keys:
+            there = sorted(p.figure for k, p in printed_keys.items() if k[:2] == (e.section, e.version))
+            shown = ", ".join(map(str, there)) if there else "none"
+            out.append((e.span, f"the document prints no Figure {e.figure} in section {e.section} of PTX ISA "
+                                f"{e.version} (the figures it prints there: {shown})"))
+    transcribed = in_scope & set(by_key)
+    listed_keys = (in_scope & set(listed_at)) - transcribed
+    counts = {"scope": "document" if everything else "sections transcribed", "printed": len(in_scope),
+              "transcribed": len(transcribed), "listed": len(listed_keys),
+              "neither": len(in_scope - transcribed - listed_keys)}
+    return sorted(out, key=lambda o: (o[0].file, o[0].line, o[0].col, o[1])), counts
+
+
+def _why(p: Printed, sections: list) -> tuple:
+    """Where a figure nobody transcribes is reported, and what the specs say of its section: at
+    the section's `versions` where they leave its version out, at the section where none of its
+    entries names it (a fragment deleted), at the document where no spec has the section."""
+    mine = [sec for sec in sections if sec.number == p.section]
+    if any(p.version in sec.versions for sec in mine):
+        return next(sec.span for sec in mine if p.version in sec.versions), \
+            "no fragment, layout or figures-only entry of its section names it"
+    if mine:
+        named = sorted({v for sec in mine for v in sec.versions})
+        return mine[0].versions_span, (f"its section's `versions` name PTX ISA {', '.join(named)} only" if named
+                                       else "its section's `versions` name no version")
+    return p.span, f"no spec transcribes section {p.section}"

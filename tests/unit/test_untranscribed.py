@@ -1,0 +1,193 @@
+"""Every figure the document prints is transcribed by a spec or listed, with its reason, in
+specs/untranscribed.yaml (checker/verbatim/complete.py): the direction the field check cannot see,
+so that deleting a fragment or narrowing a section's versions fails `checker verbatim`."""
+import json
+import os
+import shutil
+
+import pytest
+
+from conftest import DOCUMENT, SPECS
+
+from checker.verbatim import complete, document
+
+LIST = os.path.join(SPECS, "untranscribed.yaml")
+
+
+def _copy(tmp_path, edits: dict) -> str:
+    """specs/ copied, with `{file: (old, new)}` applied (each `old` found once)."""
+    folder = tmp_path / "specs"
+    shutil.copytree(SPECS, folder)
+    for name, (old, new) in edits.items():
+        text = (folder / name).read_text(encoding="utf-8")
+        assert text.count(old) == 1, (name, old)
+        (folder / name).write_text(text.replace(old, new), encoding="utf-8")
+    return str(folder)
+
+
+def _at(path: str, needle: str) -> str:
+    text = open(path, encoding="utf-8").read()
+    at = text.index(needle)
+    return f"{path}:{text.count(chr(10), 0, at) + 1}:{at - (text.rfind(chr(10), 0, at) + 1) + 1}"
+
+
+def test_the_catalogue_transcribes_or_lists_every_figure_of_the_document(run):
+    r = run("verbatim", SPECS, "--document", DOCUMENT, "--format", "json")
+    assert r.code == 0, r.out[-2000:] + r.err
+    figures = json.loads(r.out)["figures"]
+    assert figures["scope"] == "document" and figures["neither"] == 0
+    assert figures["printed"] == figures["transcribed"] + figures["listed"]
+    assert figures["transcribed"] > 150 and figures["listed"] > 50, figures
+    text = run("verbatim", SPECS, "--document", DOCUMENT).out
+    assert (f"figures of every section of the document, in the versions known: {figures['printed']} printed, "
+            f"{figures['transcribed']} transcribed, {figures['listed']} listed in {LIST}, 0 neither") in text
+
+
+def test_a_deleted_fragment_fails_at_its_section(run, tmp_path):
+    # m16n8k16's A.f64 fragment (Figure 80), cut out whole
+    text = open(os.path.join(SPECS, "m16n8k16.yaml"), encoding="utf-8").read()
+    start = text.index("      - id: A.f64")
+    end = text.index("      - id: B.f16")
+    folder = _copy(tmp_path, {"m16n8k16.yaml": (text[start:end], "")})
+    r = run("verbatim", folder, "--document", DOCUMENT)
+    assert r.code == 1
+    spec = os.path.join(folder, "m16n8k16.yaml")
+    errors = [ln for ln in r.out.splitlines() if ": error: " in ln]
+    assert len(errors) == 2, errors  # 9.1 and 9.2
+    at = _at(spec, '"9.7.14.5.8"')
+    for version in ("9.1", "9.2"):
+        assert any(ln.startswith(f"{at}: error: Figure 80 of section 9.7.14.5.8 in PTX ISA {version} (printed at ")
+                   and "no fragment, layout or figures-only entry of its section names it" in ln for ln in errors)
+    # one spec given, no list beside it: its own sections are still in scope
+    r = run("verbatim", spec, "--document", DOCUMENT)
+    assert r.code == 1 and "Figure 80 of section 9.7.14.5.8" in r.out and "an untranscribed.yaml beside the specs" in r.out
+
+
+def test_a_version_dropped_from_a_section_fails_at_its_versions(run, tmp_path):
+    old = '''        figures: [Figure 83]'''
+    text = open(os.path.join(SPECS, "m16n8k16.yaml"), encoding="utf-8").read()
+    assert old in text
+    folder = _copy(tmp_path, {"m16n8k16.yaml": ('''    versions: ["9.1", "9.2"]
+  - section: "9.7.14.5.9"''', '''    versions: ["9.1"]
+  - section: "9.7.14.5.9"''')})
+    r = run("verbatim", folder, "--document", DOCUMENT)
+    assert r.code == 1
+    spec = os.path.join(folder, "m16n8k16.yaml")
+    errors = [ln for ln in r.out.splitlines() if ": error: " in ln]
+    assert {ln.split(": error: Figure ")[1].split(" ")[0] for ln in errors} == {"79", "80", "81", "82", "83"}
+    line = open(spec, encoding="utf-8").read().split('    versions: ["9.1"]\n')[0].count("\n") + 1
+    assert all(ln.startswith(f"{spec}:{line}:15: error: ") and "in PTX ISA 9.2" in ln and
+               "its section's `versions` name PTX ISA 9.1 only" in ln for ln in errors), errors
+
+
+def test_a_deleted_spec_fails_at_the_document(run, tmp_path):
+    folder = _copy(tmp_path, {})
+    os.remove(os.path.join(folder, "m8n8k128.yaml"))  # nothing else reads it
+    r = run("verbatim", folder, "--document", DOCUMENT)
+    assert r.code == 1
+    errors = [ln for ln in r.out.splitlines() if ": error: " in ln]
+    assert {ln.split("Figure ")[1].split(" ")[0] for ln in errors} == {"62", "63", "64"}
+    assert len(errors) == 6 and all("no spec transcribes section 9.7.14.5.5" in ln and ln.startswith(DOCUMENT)
+                                    for ln in errors), errors
+
+
+def test_a_listed_figure_a_spec_transcribes_is_stale(run, tmp_path):
+    folder = _copy(tmp_path, {"untranscribed.yaml": ('"9.7.14.3": [Figure 42,', '"9.7.14.5.8": [Figure 79]\n      "9.7.14.3": [Figure 42,')})
+    r = run("verbatim", folder, "--document", DOCUMENT)
+    assert r.code == 1
+    at = _at(os.path.join(folder, "untranscribed.yaml"), "Figure 79")
+    errors = [ln for ln in r.out.splitlines() if ": error: " in ln]
+    assert len(errors) == 2 and all(ln.startswith(f"{at}: error: Figure 79 of section 9.7.14.5.8 in PTX ISA 9.") and
+                                    "is listed as untranscribed, but " in ln and "m16n8k16.yaml:" in ln and
+                                    ln.endswith("transcribes it: take it off the list") for ln in errors), errors
+
+
+def test_a_listed_figure_the_document_does_not_print_is_stale(run, tmp_path):
+    folder = _copy(tmp_path, {"untranscribed.yaml": ("Figure 44, Figure 45]", "Figure 44, Figure 45, Figure 46]")})
+    r = run("verbatim", folder, "--document", DOCUMENT)
+    assert r.code == 1
+    at = _at(os.path.join(folder, "untranscribed.yaml"), "Figure 46")
+    assert (f"{at}: error: the document prints no Figure 46 in section 9.7.14.3 of PTX ISA 9.1 "
+            "(the figures it prints there: 42, 43, 44, 45)") in r.out
+    # 9.2 prints Figure 147's name but no caption: listing it for 9.2 is refused the same way
+    folder = _copy(tmp_path / "b", {"untranscribed.yaml": ('''  - versions: ["9.1"]
+    figures:
+      "9.7.14.6.2.8": [Figure 147]''', '''  - versions: ["9.1", "9.2"]
+    figures:
+      "9.7.14.6.2.8": [Figure 147]''')})
+    r = run("verbatim", folder, "--document", DOCUMENT)
+    assert r.code == 1 and "the document prints no Figure 147 in section 9.7.14.6.2.8 of PTX ISA 9.2 " \
+        "(the figures it prints there: 140, 141, 142, 143, 144, 145, 146)" in r.out
+
+
+def test_an_unlisted_figure_fails_when_its_entry_is_dropped(run, tmp_path):
+    folder = _copy(tmp_path, {"untranscribed.yaml": ('      "9.7.14.6.2.1": [Figure 119]\n', "")})
+    r = run("verbatim", folder, "--document", DOCUMENT)
+    assert r.code == 1
+    errors = [ln for ln in r.out.splitlines() if ": error: " in ln]
+    assert len(errors) == 2 and all("Figure 119 of section 9.7.14.6.2.1" in ln for ln in errors), errors
+    assert "0 neither" not in r.out and "2 neither" in r.out
+
+
+@pytest.mark.parametrize("old,new,expect", [
+    ("untranscribed:\n", "listed:\n", "holds one key, `untranscribed`"),
+    ("    reason: >-\n      mma with block scaling", "    why: >-\n      mma with block scaling",
+     "an entry has the keys versions, figures, reason; found: versions, figures, why"),
+    ('"9.7.14.3": [Figure 42,', '"block scaling": [Figure 42,', "'block scaling' is no section number"),
+    ('"9.7.14.3": [Figure 42,', '"9.7.14.3": [Fig 42,', "figures of 9.7.14.3: each is Figure N; found 'Fig 42'"),
+    ('"9.7.14.3": [Figure 42, Figure 43, Figure 44, Figure 45]', '"9.7.14.3": []', "a list of at least one"),
+    ('''  - versions: ["9.1", "9.2"]
+    figures:
+      "9.7.14.3"''', '''  - versions: ["9"]
+    figures:
+      "9.7.14.3"''', "versions: each is a version such as 9.1; found '9'"),
+    ("Figure 44, Figure 45]", "Figure 44, Figure 44]", "Figure 44 of section 9.7.14.3 in PTX ISA 9.1 is listed twice"),
+])
+def test_a_malformed_list_is_a_located_error(run, tmp_path, old, new, expect):
+    folder = _copy(tmp_path, {"untranscribed.yaml": (old, new)})
+    r = run("verbatim", folder, "--document", DOCUMENT)
+    assert r.code == 3, r.out[-500:] + r.err
+    [line] = [ln for ln in r.err.splitlines() if "untranscribed.yaml:" in ln]
+    assert expect in line and line.startswith(os.path.join(folder, "untranscribed.yaml") + ":"), line
+    assert "figures: not checked (a spec or an untranscribed list did not load)" in r.out
+
+
+def test_a_reason_must_say_why(run, tmp_path):
+    text = open(LIST, encoding="utf-8").read()
+    start = text.index("      mma with block scaling")
+    end = text.index("  - versions:", start)
+    folder = _copy(tmp_path, {"untranscribed.yaml": (text[start:end], "      later\n")})
+    r = run("verbatim", folder, "--document", DOCUMENT)
+    assert r.code == 3 and "reason: why no spec transcribes these figures, in words" in r.err
+
+
+def test_the_list_is_no_spec(run):
+    r = run("prove", LIST)
+    assert r.code == 2 and "it is no spec: `checker verbatim specs/ --document document/` reads it" in r.err
+    # a folder, or a list of files that holds it, passes over it
+    r = run("validate", SPECS, "--format", "json")
+    assert r.code == 0 and not any(x.get("spec", "").endswith("untranscribed.yaml") for x in json.loads(r.out))
+    r = run("validate", LIST, os.path.join(SPECS, "m8n8k4.yaml"))
+    assert r.code == 0 and "untranscribed" not in r.out + r.err
+
+
+def test_captions_are_told_from_prose(tmp_path):
+    folder = tmp_path / "doc"
+    folder.mkdir()
+    (folder / "a.md").write_text(
+        "<!-- PTX ISA 9.1 -->\n# 9.7.1. Section\n\n"
+        "**Figure 1 A caption in bold.**\n\n"
+        "**Figure 2** A caption in 9.2's style.\n\n"
+        "*Figure 3 A caption in italics.*\n\n"
+        "Figure 4 shows a prose line that opens with a figure's name.\n"
+        "Figure 5, with a comma, is prose too.\n\n"
+        "```\n**Figure 6 inside a code block**\n```\n"
+        "## 9.7.1.1. Sub\n\n**Figure 7 In the subsection.**\n", encoding="utf-8")
+    (folder / "b.txt").write_text("9.7.2. Plain\nFigure 8 A plain-text caption.\nFigure 9, prose.\n", encoding="utf-8")
+    (folder / "c.txt").write_text("Figure 10 A caption in a file of no version.\n", encoding="utf-8")
+    doc = document.read([(None, str(folder))])
+    got = sorted((p.section, p.version, p.figure) for p in complete.printed(doc))
+    assert got == [("9.7.1", "9.1", 1), ("9.7.1", "9.1", 2), ("9.7.1", "9.1", 3), ("9.7.1.1", "9.1", 7)], got
+    doc = document.read([("9.2", str(folder))])
+    got = sorted((p.section, p.figure) for p in complete.printed(doc))
+    assert ("9.7.2", 8) in got and 9 not in {f for _, f in got} and 4 not in {f for _, f in got}, got
