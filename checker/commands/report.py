@@ -32,6 +32,7 @@ def add(sub) -> None:
 
 def run(args, out, err) -> int:
     from checker.results import exit_code
+    from checker.verbatim import complete
 
     positive_jobs(args)
     if not args.check:
@@ -39,6 +40,7 @@ def run(args, out, err) -> int:
     files = spec_files(args.paths)
     # before anything is written or compared: a page is never drawn from a spec validate refuses
     gate(files)
+    untranscribed = [g for path in complete.lists(args.paths) for g in complete.groups(path)]
     dumps = args.dumps or os.path.join(args.out, "hardware")
     t0 = time.perf_counter()
     if args.check:
@@ -47,7 +49,7 @@ def run(args, out, err) -> int:
             out.write(f"{args.out}: stale: no readable {TIMINGS}; run checker report {' '.join(args.paths)} "
                       f"--out {args.out}\n")
             return 1
-        outputs, report = render(files, args.jobs, dumps, timings)
+        outputs, report = render(files, args.jobs, dumps, timings, untranscribed)
         problems = stale(args.out, outputs)
         for rel, why in problems:
             out.write(f"{os.path.join(args.out, rel)}: stale: {why}\n")
@@ -56,7 +58,7 @@ def run(args, out, err) -> int:
                    f"{args.out}: current ({len(outputs)} files)")
         out.write(f"{verdict} ({time.perf_counter() - t0:.2f} s)\n")
         return max(1 if problems else 0, exit_code(report.results))
-    outputs, report = render(files, args.jobs, dumps, None)
+    outputs, report = render(files, args.jobs, dumps, None, untranscribed)
     try:
         written = write(args.out, outputs)
     except OSError as exc:  # checked before rendering (checker/outputs.py); what the system refuses even so
@@ -69,8 +71,9 @@ def run(args, out, err) -> int:
     return exit_code(report.results)
 
 
-def render(files: list, jobs: int, dumps: str | None, timings: dict | None):
-    """-> (the report's files {relative path: text}, what was gathered). timings None: measure them now."""
+def render(files: list, jobs: int, dumps: str | None, timings: dict | None, untranscribed: list = ()):
+    """-> (the report's files {relative path: text}, what was gathered). timings None: measure them now.
+    `untranscribed`: the entries of the untranscribed lists the paths hold (checker/verbatim/complete.py)."""
     from checker.options import Options
     from checker.probe.agreement import hardware_agreement
     from checker.prover import prove_paths
@@ -81,6 +84,7 @@ def render(files: list, jobs: int, dumps: str | None, timings: dict | None):
     hardware.update(_wgmma_kernels(files))
     t0 = time.perf_counter()
     report = gather(files, prove_paths(files, Options(cross_check=True, jobs=jobs)), hardware, agreeing)
+    report.untranscribed = untranscribed
     if timings is None:
         timings = {key(r): round(r.seconds, 6) for r in report.results}
         timings["total"] = round(time.perf_counter() - t0, 4)

@@ -56,6 +56,7 @@ class Report:
     results: list
     hardware: dict  # (shape, operand, type) -> dumps that agree; see isa.py
     hardware_dumps: int = 0  # hardware dumps whose every check passes
+    untranscribed: list = field(default_factory=list)  # complete.Group: the document's figures no spec transcribes
 
 
 def key(r: Result) -> str:

@@ -95,6 +95,7 @@ def _summary(report, timings, spec_pages) -> Page:
         Table(["spec", "fragment", "section", "figures", "types"], [
             [f"[{v.path}](@{slug(v.path)})", f"[{f.id}](@{slug(v.path)}#{doc.anchor(f.id)})", f.section,
              ", ".join(f.figures), ", ".join("." + t for t in f.types)] for v, f in drawn]),
+        *_untranscribed(report.untranscribed),
         Heading(2, "Slowest results", "slowest-results"),
         Table(["spec", "subject", "property", "time"], [
             [slug(r.spec), r.fragment or r.subject or "", r.property, _ms(t)]
@@ -102,6 +103,23 @@ def _summary(report, timings, spec_pages) -> Page:
                                key=lambda rt: (-rt[1], key(rt[0])))[:8]], "lllr"),
     ]
     return Page("README", TITLE, blocks)
+
+
+def _untranscribed(entries: list) -> list:
+    """The document's figures no spec transcribes, and why (specs/untranscribed.yaml, which
+    `checker verbatim` holds to the document: every other figure is transcribed)."""
+    if not entries:
+        return []
+    count = sum(len(figs) * len(e.versions) for e in entries for _, figs in e.figures)
+    return [
+        Heading(2, "Figures no spec transcribes", "figures-no-spec-transcribes"),
+        Para(f"Every other figure the document prints is transcribed by a spec: `checker verbatim specs/ --document "
+             f"document/` holds the specs and `specs/untranscribed.yaml` to the document. The list holds {count} "
+             "figures, each counted once for each version it is listed for."),
+        Table(["figures", "section", "versions", "why"], [
+            [", ".join(str(n) for n in figs), f"§{section}", ", ".join(e.versions), e.reason]
+            for e in entries for section, figs in e.figures]),
+    ]
 
 
 def _verbatim(text: str) -> str:

@@ -71,6 +71,24 @@ class Listed:
     span: SourceSpan  # the `Figure N` item in the list
 
 
+@dataclass(frozen=True)
+class Group:
+    """An entry of the list as written: its versions, the figures of each section, one reason."""
+
+    versions: tuple
+    figures: tuple  # (section, (figure numbers...)), in the list's order
+    reason: str
+
+
+def groups(path: str) -> list:
+    """The entries of an untranscribed list, as the report shows them (checked as `listed` checks)."""
+    listed(path)
+    value = yamlload.load(path).value
+    return [Group(tuple(e["versions"]), tuple((sec, tuple(int(_FIGURE.match(f).group(1)) for f in figs))
+                                              for sec, figs in e["figures"].items()), " ".join(e["reason"].split()))
+            for e in value["untranscribed"]]
+
+
 def printed(doc) -> list:
     """Every figure caption of the document's files of a known version, with its section."""
     out = []

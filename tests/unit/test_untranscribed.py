@@ -191,3 +191,24 @@ def test_captions_are_told_from_prose(tmp_path):
     doc = document.read([("9.2", str(folder))])
     got = sorted((p.section, p.figure) for p in complete.printed(doc))
     assert ("9.7.2", 8) in got and 9 not in {f for _, f in got} and 4 not in {f for _, f in got}, got
+
+
+def test_the_report_lists_them_with_their_reasons_and_escapes_the_reasons(run):
+    from checker.report import doc, html, markdown
+    from checker.report.pages import _untranscribed
+
+    groups = complete.groups(LIST)
+    assert ("9.7.14.3", (42, 43, 44, 45)) in groups[0].figures and groups[0].versions == ("9.1", "9.2")
+    blocks = _untranscribed(groups)
+    page = doc.Page("README", "t", blocks)
+    md = markdown.render(page)
+    assert "## Figures no spec transcribes" in md and "| 42, 43, 44, 45 | §9.7.14.3 | 9.1, 9.2 | mma with block scaling" in md
+    assert "The list holds 83 figures" in md
+    # a reason is text from a pull request: raw HTML and a script link stay text in both renderings
+    hostile = [complete.Group(("9.1",), (("9.7.1", (1,)),), "see <script>alert(1)</script> and [x](javascript:alert(1)) | z")]
+    page = doc.Page("README", "t", _untranscribed(hostile))
+    out = html.render([page], "t")["index.html"]
+    assert "<script>alert(1)" not in out and 'href="javascript' not in out
+    md = markdown.render(page)
+    assert "\\<script>" in md and "](javascript" not in md.replace("\\]", "")
+    assert _untranscribed([]) == []
