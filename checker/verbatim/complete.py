@@ -25,9 +25,10 @@ from checker.files import UNTRANSCRIBED_FILE
 from checker.spec import yamlload
 from checker.verbatim import normalise as nm
 
-# a caption: `**Figure 79 MMA ...**` (9.1), `**Figure 146** Sparse ...` or `*Figure 176 Sparse ...*` (9.2) in
-# Markdown, where a line opening with `Figure N` is always prose; in a
-# text file a line opening with the number and a word (never "Figure 111, with ...", prose wrapped)
+# a caption: `**Figure 79 MMA ...**` (9.1), `**Figure 146** Sparse ...` or `*Figure 176 Sparse ...*`
+# (9.2) in Markdown, where a line opening with a plain `Figure N` is always prose ("Figure 176 shows
+# ..."); in a text file, a line opening with the number and a word, not a comma ("Figure 111, with"
+# is prose wrapped). The text files here are the seeds, of no version, so the looser rule reads none.
 _MD_CAPTION = re.compile(r"\*{1,2}Figure (\d+)\b")
 _TXT_CAPTION = re.compile(r"Figure (\d+) (?=\S)")
 _FIGURE = re.compile(r"Figure (\d+)\Z")
