@@ -52,7 +52,7 @@ def run(args, out, err) -> int:
 
     folders = _folders(args.document)
     files = [f for f in spec_files(args.paths) if not is_relations_file(f)]  # relations: the spec's own words
-    lists = complete.lists(args.paths)
+    lists, everything = complete.lists(args.paths, files)
     doc = document.read(folders)
     if doc.errors:  # what is not read would be reported missing: nothing is checked against a part
         for e in doc.errors:
@@ -84,9 +84,18 @@ def run(args, out, err) -> int:
         except SpecError as exc:
             err.write(f"{exc}\n")
             problems.append({"location": str(exc.span), "message": exc.message})
+    unchecked = "a spec or an untranscribed list did not load" if problems else None
+    for path in complete.siblings(files):  # what the specs beside them claim, read only for that
+        try:
+            mine, theirs = complete.claims(path)
+        except SpecError:
+            unchecked = unchecked or f"{path}, beside the specs given, does not load"
+            continue
+        claimed += mine
+        sections += theirs
     figures, unseeded = None, len(wrong)
-    if not problems:  # a spec that did not load claims nothing: its figures would all be reported
-        missing, figures = complete.check(doc, claimed, sections, entries, lists)
+    if unchecked is None:  # a spec that did not load claims nothing: its figures would all be reported
+        missing, figures = complete.check(doc, claimed, sections, entries, lists, everything, frozenset(files))
         wrong += [{"location": str(at), "message": why} for at, why in missing]
         if args.format == "text":
             out.writelines(f"{at}: error: {why}\n" for at, why in missing)
@@ -94,16 +103,16 @@ def run(args, out, err) -> int:
         _json(out, outcomes, doc, files, problems + wrong, figures)
     else:
         seeded = f"; {unseeded} seed{'s' * (unseeded != 1)} not holding their section" if unseeded else ""
-        out.write(_figures(figures, lists) + "\n")
+        out.write(_figures(figures, lists, unchecked) + "\n")
         out.write(_summary(outcomes, doc, len(files)) + seeded + "\n")
     return 3 if problems else 1 if wrong or any(o.failed for _, o in outcomes) else 0
 
 
-def _figures(counts: dict | None, lists: list) -> str:
+def _figures(counts: dict | None, lists: list, unchecked: str | None) -> str:
     if counts is None:
-        return "figures: not checked (a spec or an untranscribed list did not load)"
+        return f"figures: not checked ({unchecked})"
     scope = ("every section of the document" if counts["scope"] == "document"
-             else "the sections the specs transcribe (no untranscribed.yaml in the folders given)")
+             else "the sections the specs given transcribe")
     listed = f", {counts['listed']} listed in {', '.join(lists)}" if lists else ""
     return (f"figures of {scope}, in the versions known: {counts['printed']} printed, {counts['transcribed']} "
             f"transcribed{listed}, {counts['neither']} neither")

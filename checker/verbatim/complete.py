@@ -36,6 +36,7 @@ _SECTION = re.compile(r"\d+(?:\.\d+)+\Z")
 _VERSION = re.compile(r"\d+\.\d+\Z")
 _KEYS = ("versions", "figures", "reason")
 MAX_ENTRIES = 500
+MAX_SIBLINGS = 1000  # spec files read beside one given (the catalogue: 24)
 
 
 @dataclass(frozen=True)
@@ -182,23 +183,52 @@ def listed(path: str) -> list:
     return out
 
 
-def lists(paths: list) -> list:
-    """The untranscribed lists the paths name, or that the folders among them hold."""
+def lists(paths: list, files: list) -> tuple:
+    """(the untranscribed lists that apply, whether the whole document is in scope). A folder given
+    that holds a list (the catalogue) puts every section in scope; a list named, or beside a spec
+    file given, is read for the sections of the specs given."""
     from checker.files import under
 
-    out = []
+    out, everything = [], False
     for path in paths:
-        found = under([path], (".yaml", ".yml")) if os.path.isdir(path) else [path]
-        out.extend(p for p in found if os.path.basename(p) == UNTRANSCRIBED_FILE)
-    return sorted(set(out), key=out.index)
+        if os.path.isdir(path):
+            found = [p for p in under([path], (".yaml", ".yml")) if os.path.basename(p) == UNTRANSCRIBED_FILE]
+            everything = everything or bool(found)
+            out.extend(found)
+        elif os.path.basename(path) == UNTRANSCRIBED_FILE:
+            out.append(path)
+    for f in files:
+        beside = os.path.join(os.path.dirname(f), UNTRANSCRIBED_FILE)
+        if os.path.isfile(beside):
+            out.append(beside)
+    return sorted(set(out), key=out.index), everything
 
 
-def check(doc, claimed: list, sections: list, entries: list, lists: list) -> tuple:
+def siblings(files: list) -> list:
+    """The spec files beside the files given and not among them (at most MAX_SIBLINGS): what they
+    claim is claimed too. ldmatrix's section is transcribed by three specs, and checking one of
+    them must not report the figures the other two transcribe."""
+    from checker.files import is_relations_file
+
+    given = {os.path.abspath(f) for f in files}
+    out = []
+    for folder in dict.fromkeys(os.path.dirname(f) for f in files):
+        for name in sorted(os.listdir(folder or "."))[:MAX_SIBLINGS]:
+            path = os.path.join(folder, name)
+            if (name.endswith((".yaml", ".yml")) and name != UNTRANSCRIBED_FILE and not is_relations_file(path)
+                    and os.path.abspath(path) not in given and os.path.isfile(path)):
+                given.add(os.path.abspath(path))
+                out.append(path)
+    return out
+
+
+def check(doc, claimed: list, sections: list, entries: list, lists: list, everything: bool,
+          given: frozenset = frozenset()) -> tuple:
     """([(span, message)], counts): every figure printed in scope that is neither claimed nor
-    listed, and every listed figure that is claimed or not printed. Where `lists` names an
-    untranscribed list, every section of the document is in scope, else the sections of the specs."""
-    everything = bool(lists)
-    numbers = {sec.number for sec in sections}
+    listed, and every listed figure that is claimed or not printed. In scope: every section of the
+    document where `everything`, else the sections of the spec files in `given` (the claims and
+    sections may come from specs beside them too)."""
+    numbers = {sec.number for sec in sections if everything or sec.span.file in given}
     by_key = {(c.section, c.version, c.figure): c for c in claimed}
     listed_at = {(e.section, e.version, e.figure): e for e in entries}
     out, in_scope, printed_keys = [], set(), {}

@@ -58,9 +58,25 @@ def test_a_deleted_fragment_fails_at_its_section(run, tmp_path):
     for version in ("9.1", "9.2"):
         assert any(ln.startswith(f"{at}: error: Figure 80 of section 9.7.14.5.8 in PTX ISA {version} (printed at ")
                    and "no fragment, layout or figures-only entry of its section names it" in ln for ln in errors)
-    # one spec given, no list beside it: its own sections are still in scope
+    # the spec given alone: its own sections are in scope, the list beside it read
     r = run("verbatim", spec, "--document", DOCUMENT)
+    assert r.code == 1 and "Figure 80 of section 9.7.14.5.8" in r.out
+    assert f"list it with its reason in {os.path.join(folder, 'untranscribed.yaml')}" in r.out
+    # in a folder of its own, with no list: the same, and the message says where a list would go
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(spec, alone / "m16n8k16.yaml")
+    r = run("verbatim", str(alone / "m16n8k16.yaml"), "--document", DOCUMENT)
     assert r.code == 1 and "Figure 80 of section 9.7.14.5.8" in r.out and "an untranscribed.yaml beside the specs" in r.out
+
+
+def test_a_spec_given_alone_counts_what_the_specs_beside_it_transcribe_and_the_list_beside_it(run):
+    # ldmatrix's section is transcribed by three specs; m16n8k64's metadata figures are listed
+    for name in ("ldmatrix.m8n16.yaml", "m16n8k64.yaml", "m64nNk16.sp.yaml"):
+        r = run("verbatim", os.path.join(SPECS, name), "--document", DOCUMENT)
+        assert r.code == 0, r.out[-1500:]
+        assert "figures of the sections the specs given transcribe, in the versions known: " in r.out
+        assert r.out.splitlines()[-2].endswith(" 0 neither")
 
 
 def test_a_version_dropped_from_a_section_fails_at_its_versions(run, tmp_path):
