@@ -16,7 +16,7 @@ from conftest import CASES, ROOT, SPECS
 from checker import children, prover, workers
 from checker.options import Options
 from checker.errors import CheckerError
-from checker.files import under
+from checker.files import spec_yaml
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="workers fork; without fork a proof runs in one process")
 
@@ -44,7 +44,7 @@ def _plain(results):
 
 
 def test_a_proof_in_two_processes_gives_the_results_of_one():
-    files = under([SPECS], (".yaml", ".yml")) + [BAD_INJECTIVE, BROKEN, UNKNOWN_NAME]
+    files = spec_yaml([SPECS]) + [BAD_INJECTIVE, BROKEN, UNKNOWN_NAME]
     one = prover.prove_paths(files, Options(jobs=1))
     two = prover.prove_paths(files, Options(jobs=2))
     assert _plain(two) == _plain(one)
