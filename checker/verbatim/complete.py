@@ -213,7 +213,11 @@ def siblings(files: list) -> list:
     given = {os.path.abspath(f) for f in files}
     out = []
     for folder in dict.fromkeys(os.path.dirname(f) for f in files):
-        for name in sorted(os.listdir(folder or "."))[:MAX_SIBLINGS]:
+        try:
+            names = sorted(os.listdir(folder or "."))[:MAX_SIBLINGS]
+        except OSError:
+            continue  # its own spec was read from it: a folder that cannot be listed has no siblings to read
+        for name in names:
             path = os.path.join(folder, name)
             if (name.endswith((".yaml", ".yml")) and name != UNTRANSCRIBED_FILE and not is_relations_file(path)
                     and os.path.abspath(path) not in given and os.path.isfile(path)):

@@ -228,3 +228,13 @@ def test_the_report_lists_them_with_their_reasons_and_escapes_the_reasons(run):
     md = markdown.render(page)
     assert "\\<script>" in md and "](javascript" not in md.replace("\\]", "")
     assert _untranscribed([]) == []
+
+
+def test_a_spec_beside_that_does_not_load_leaves_the_figures_unchecked_and_says_so(run, tmp_path):
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    shutil.copy(os.path.join(SPECS, "m8n8k4.yaml"), folder / "m8n8k4.yaml")
+    (folder / "m8n8k16.yaml").write_text("sections: [unclosed\n", encoding="utf-8")
+    r = run("verbatim", str(folder / "m8n8k4.yaml"), "--document", DOCUMENT)
+    assert r.code == 0, r.out[-800:] + r.err  # the spec given is whole; the one beside it is not checked here
+    assert f"figures: not checked ({folder / 'm8n8k16.yaml'}, beside the specs given, does not load)" in r.out
