@@ -38,6 +38,9 @@ def test_the_catalogue_transcribes_or_lists_every_figure_of_the_document(run):
     assert figures["scope"] == "document" and figures["neither"] == 0
     assert figures["printed"] == figures["transcribed"] + figures["listed"]
     assert figures["transcribed"] > 150 and figures["listed"] > 50, figures
+    readme = " ".join(open(os.path.join(SPECS, "..", "README.md"), encoding="utf-8").read().split())
+    assert (f"holds that every other figure is transcribed: {figures['transcribed']} of the {figures['printed']} "
+            f"figure captions the two versions print (each counted once per version), {figures['listed']} listed") in readme
     text = run("verbatim", SPECS, "--document", DOCUMENT).out
     assert (f"figures of every section of the document, in the versions known: {figures['printed']} printed, "
             f"{figures['transcribed']} transcribed, {figures['listed']} listed in {LIST}, 0 neither") in text
