@@ -40,7 +40,7 @@ def run(args, out, err) -> int:
     files = spec_files(args.paths)
     # before anything is written or compared: a page is never drawn from a spec validate refuses
     gate(files)
-    untranscribed = [g for path in complete.lists(args.paths) for g in complete.groups(path)]
+    untranscribed = [g for path in complete.lists(args.paths, files)[0] for g in complete.groups(path)]
     dumps = args.dumps or os.path.join(args.out, "hardware")
     t0 = time.perf_counter()
     if args.check:
