@@ -40,11 +40,14 @@ MAX_SIBLINGS = 1000  # spec files read beside one given (the catalogue: 24)
 
 
 @dataclass(frozen=True)
-class Printed:
+class Figure:
+    """A figure of a section in a version, and where it is named: its caption in the document, the
+    `Figure N` item of a spec that transcribes it, or the item of the list that says why none does."""
+
     section: str
     version: str
     figure: int
-    span: SourceSpan  # the caption in the document
+    span: SourceSpan
 
 
 @dataclass(frozen=True)
@@ -55,22 +58,6 @@ class Section:
     versions: tuple
     span: SourceSpan  # its `section:`
     versions_span: SourceSpan  # its `versions:` (the section where it has none)
-
-
-@dataclass(frozen=True)
-class Claim:
-    section: str
-    version: str
-    figure: int
-    span: SourceSpan  # the `Figure N` item in the spec
-
-
-@dataclass(frozen=True)
-class Listed:
-    section: str
-    version: str
-    figure: int
-    span: SourceSpan  # the `Figure N` item in the list
 
 
 @dataclass(frozen=True)
@@ -107,12 +94,12 @@ def printed(doc) -> list:
             m = None if in_code else caption.match(raw.lstrip())
             section = f.section_at(start) if m else None
             if m and section:
-                out.append(Printed(section, f.version, int(m.group(1)), SourceSpan(f.path, k + 1, 1)))
+                out.append(Figure(section, f.version, int(m.group(1)), SourceSpan(f.path, k + 1, 1)))
     return out
 
 
 def claims(path: str) -> tuple:
-    """([Claim], [Section]): every figure a spec file transcribes, in each version its section
+    """([Figure], [Section]): every figure a spec file transcribes, in each version its section
     names, and its sections (as the file is written: the spec has been through the gate)."""
     spec = yamlload.load(path)
     value = spec.value if isinstance(spec.value, dict) else {}
@@ -129,7 +116,7 @@ def claims(path: str) -> tuple:
                     m = _FIGURE.fullmatch(str(fig))
                     if m:
                         where = spec.span(("sections", s, key, f, "figures", k))
-                        out.extend(Claim(number, v, int(m.group(1)), where) for v in versions)
+                        out.extend(Figure(number, v, int(m.group(1)), where) for v in versions)
     return out, sections
 
 
@@ -173,7 +160,7 @@ def listed(path: str) -> list:
             for k, fig in enumerate(items):
                 span = doc.span(at + ("figures", section, k))
                 for version in versions:
-                    item = Listed(section, version, int(_FIGURE.match(fig).group(1)), span)
+                    item = Figure(section, version, int(_FIGURE.match(fig).group(1)), span)
                     key = (section, version, item.figure)
                     if key in seen:
                         raise SpecError(span, f"Figure {item.figure} of section {section} in PTX ISA {version} "
@@ -267,7 +254,7 @@ def check(doc, claimed: list, sections: list, entries: list, lists: list, everyt
     return sorted(out, key=lambda o: (o[0].file, o[0].line, o[0].col, o[1])), counts
 
 
-def _why(p: Printed, sections: list) -> tuple:
+def _why(p: Figure, sections: list) -> tuple:
     """Where a figure nobody transcribes is reported, and what the specs say of its section: at
     the section's `versions` where they leave its version out, at the section where none of its
     entries names it (a fragment deleted), at the document where no spec has the section."""
