@@ -27,9 +27,13 @@ RELATIONS_FILE = "relations.yaml"
 UNTRANSCRIBED_FILE = "untranscribed.yaml"
 
 
+def is_untranscribed_file(path: str) -> bool:
+    return os.path.basename(path) == UNTRANSCRIBED_FILE
+
+
 def spec_yaml(paths) -> list:
     """The YAML files the paths name or the folders hold, the untranscribed list left out."""
-    return [p for p in under(paths, (".yaml", ".yml")) if os.path.basename(p) != UNTRANSCRIBED_FILE]
+    return [p for p in under(paths, (".yaml", ".yml")) if not is_untranscribed_file(p)]
 
 
 def is_relations_file(path: str) -> bool:

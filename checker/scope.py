@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from checker.bounded import read_regular
 from checker.errors import SpecError
 from checker.families import reads
-from checker.files import RELATIONS_FILE, UNTRANSCRIBED_FILE, is_relations_file
+from checker.files import RELATIONS_FILE, is_relations_file, is_untranscribed_file
 
 
 class Relations(str):
@@ -211,7 +211,7 @@ def widen(files: list) -> Scope:
             named.update(reads(_shape(f)))  # what its family's theorems read beside it
         for sibling in sorted(os.listdir(folder or ".")):
             path = os.path.join(folder, sibling)
-            if (not sibling.endswith((".yaml", ".yml")) or is_relations_file(path) or sibling == UNTRANSCRIBED_FILE
+            if (not sibling.endswith((".yaml", ".yml")) or is_relations_file(path) or is_untranscribed_file(path)
                     or os.path.abspath(path) in seen or not os.path.isfile(path)):
                 continue
             if shapes & set(reads(_shape(path))):

@@ -105,10 +105,10 @@ def check_inputs(args) -> None:
 
 
 def spec_files(paths) -> list:
-    from checker.files import UNTRANSCRIBED_FILE, spec_yaml
+    from checker.files import UNTRANSCRIBED_FILE, is_untranscribed_file, spec_yaml
 
     files = spec_yaml(paths)
-    if not files and any(os.path.basename(p) == UNTRANSCRIBED_FILE for p in paths):
+    if not files and any(is_untranscribed_file(p) for p in paths):
         raise UsageError(f"{UNTRANSCRIBED_FILE} lists the document's figures that no spec transcribes; it is "
                          "no spec: `checker verbatim specs/ --document document/` reads it")
     if not files:

@@ -47,6 +47,7 @@ def _folders(values: list) -> list:
 
 def run(args, out, err) -> int:
     from checker.files import is_relations_file
+    from checker.spec import yamlload
     from checker.spec.checked import load_checked
     from checker.verbatim import complete, document, fields, match, seeds
 
@@ -64,9 +65,10 @@ def run(args, out, err) -> int:
     for path in files:
         try:
             load_checked(path)
-            found = [match.check(f, doc) for f in fields.read(path)]
-            seeded = seeds.check(path, doc)  # a provenance no field's verdict depends on
-            mine, theirs = complete.claims(path)
+            written = yamlload.load(path)  # the file as written, read once for the three below
+            found = [match.check(f, doc) for f in fields.read(path, written)]
+            seeded = seeds.check(path, doc, written)  # a provenance no field's verdict depends on
+            mine, theirs = complete.claims(path, written)
         except SpecError as exc:
             err.write(f"{exc}\n")
             problems.append({"location": str(exc.span), "message": exc.message})

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from checker import temps
 from checker.diff.entries import compare
-from checker.files import UNTRANSCRIBED_FILE, is_relations_file
+from checker.files import is_relations_file, is_untranscribed_file
 from checker.bounded import GitError, run_bounded, same_bytes, shown
 from checker.errors import SourceSpan, SpecError, UsageError
 from checker.prover import Options, prove_paths
@@ -278,7 +278,7 @@ def diff_base(rev: str, paths: list, spec_files) -> list:
         if why is not None:
             raise SpecError(_located(rev, rel), f"git lists {why}; the revision is refused")
     # as spec_files does now: the untranscribed list is no spec (checker verbatim reads it)
-    then = [f for f in listed if f.endswith((".yaml", ".yml")) and f.rsplit("/", 1)[-1] != UNTRANSCRIBED_FILE]
+    then = [f for f in listed if f.endswith((".yaml", ".yml")) and not is_untranscribed_file(f)]
     out = []
     with temps.folder("checker-diff-") as tmp:
         for rel in sorted(set(now) | set(then)):

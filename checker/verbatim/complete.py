@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from checker.errors import SourceSpan, SpecError
-from checker.files import UNTRANSCRIBED_FILE
+from checker.files import UNTRANSCRIBED_FILE, is_untranscribed_file
 from checker.spec import yamlload
 from checker.verbatim import normalise as nm
 
@@ -70,12 +70,11 @@ class Group:
 
 
 def groups(path: str) -> list:
-    """The entries of an untranscribed list, as the report shows them (checked as `listed` checks)."""
-    listed(path)
-    value = yamlload.load(path).value
+    """The entries of an untranscribed list, as the report shows them."""
+    _, entries = _entries(path)
     return [Group(tuple(e["versions"]), tuple((sec, tuple(int(_FIGURE.match(f).group(1)) for f in figs))
                                               for sec, figs in e["figures"].items()), " ".join(e["reason"].split()))
-            for e in value["untranscribed"]]
+            for e in entries]
 
 
 def printed(doc) -> list:
@@ -98,10 +97,11 @@ def printed(doc) -> list:
     return out
 
 
-def claims(path: str) -> tuple:
+def claims(path: str, loaded: yamlload.Document | None = None) -> tuple:
     """([Figure], [Section]): every figure a spec file transcribes, in each version its section
-    names, and its sections (as the file is written: the spec has been through the gate)."""
-    spec = yamlload.load(path)
+    names, and its sections (as the file is written: the spec has been through the gate;
+    `loaded`: the file as yamlload read it, where the caller has it)."""
+    spec = loaded or yamlload.load(path)
     value = spec.value if isinstance(spec.value, dict) else {}
     out, sections = [], []
     for s, sec in enumerate(value.get("sections") or []):
@@ -120,8 +120,8 @@ def claims(path: str) -> tuple:
     return out, sections
 
 
-def listed(path: str) -> list:
-    """The figures an untranscribed list names; a malformed list is a located SpecError."""
+def _entries(path: str) -> tuple:
+    """(the loaded list, its entries), each entry checked; a malformed list is a located SpecError."""
     doc = yamlload.load(path)
     value = doc.value
     entries = value.get("untranscribed") if isinstance(value, dict) else None
@@ -130,7 +130,6 @@ def listed(path: str) -> list:
                         "{versions, figures, reason}")
     if len(entries) > MAX_ENTRIES:
         raise SpecError(doc.span(("untranscribed",)), f"more than {MAX_ENTRIES} entries")
-    out, seen = [], {}
     for e, entry in enumerate(entries):
         at = ("untranscribed", e)
         if not isinstance(entry, dict) or set(entry) != set(_KEYS):
@@ -156,18 +155,27 @@ def listed(path: str) -> list:
                     raise SpecError(doc.span(at + ("figures", section, k)), f"figures of {section}: each is Figure N; found {fig!r}")
         if not isinstance(reason, str) or len(reason.split()) < 4:
             raise SpecError(doc.span(at + ("reason",)), "reason: why no spec transcribes these figures, in words")
-        for section, items in figures.items():
-            for k, fig in enumerate(items):
-                span = doc.span(at + ("figures", section, k))
-                for version in versions:
-                    item = Figure(section, version, int(_FIGURE.match(fig).group(1)), span)
-                    key = (section, version, item.figure)
-                    if key in seen:
-                        raise SpecError(span, f"Figure {item.figure} of section {section} in PTX ISA {version} "
-                                        f"is listed twice (first at {seen[key]})")
-                    seen[key] = span
-                    out.append(item)
-    return out
+    seen: dict = {}
+    for item in _figures(doc, entries):
+        key = (item.section, item.version, item.figure)
+        if key in seen:
+            raise SpecError(item.span, f"Figure {item.figure} of section {item.section} in PTX ISA {item.version} "
+                            f"is listed twice (first at {seen[key]})")
+        seen[key] = item.span
+    return doc, entries
+
+
+def _figures(doc, entries: list) -> list:
+    """Each figure of checked entries, once for each version it is listed for, at its item."""
+    return [Figure(section, version, int(_FIGURE.match(fig).group(1)),
+                   doc.span(("untranscribed", e, "figures", section, k)))
+            for e, entry in enumerate(entries) for section, items in entry["figures"].items()
+            for k, fig in enumerate(items) for version in entry["versions"]]
+
+
+def listed(path: str) -> list:
+    """The figures an untranscribed list names, one for each version it is listed for."""
+    return _figures(*_entries(path))
 
 
 def lists(paths: list, files: list) -> tuple:
@@ -179,10 +187,10 @@ def lists(paths: list, files: list) -> tuple:
     out, everything = [], False
     for path in paths:
         if os.path.isdir(path):
-            found = [p for p in under([path], (".yaml", ".yml")) if os.path.basename(p) == UNTRANSCRIBED_FILE]
+            found = [p for p in under([path], (".yaml", ".yml")) if is_untranscribed_file(p)]
             everything = everything or bool(found)
             out.extend(found)
-        elif os.path.basename(path) == UNTRANSCRIBED_FILE:
+        elif is_untranscribed_file(path):
             out.append(path)
     for f in files:
         beside = os.path.join(os.path.dirname(f), UNTRANSCRIBED_FILE)
@@ -206,7 +214,7 @@ def siblings(files: list) -> list:
             continue  # its own spec was read from it: a folder that cannot be listed has no siblings to read
         for name in names:
             path = os.path.join(folder, name)
-            if (name.endswith((".yaml", ".yml")) and name != UNTRANSCRIBED_FILE and not is_relations_file(path)
+            if (name.endswith((".yaml", ".yml")) and not is_untranscribed_file(path) and not is_relations_file(path)
                     and os.path.abspath(path) not in given and os.path.isfile(path)):
                 given.add(os.path.abspath(path))
                 out.append(path)

@@ -46,9 +46,10 @@ class Field:
         return self.source.text
 
 
-def read(path: str) -> list:
-    """Every verbatim field of the spec file at `path` (already through the gate)."""
-    doc = yamlload.load(path)
+def read(path: str, loaded: yamlload.Document | None = None) -> list:
+    """Every verbatim field of the spec file at `path` (already through the gate; `loaded`: the
+    file as yamlload read it, where the caller has it)."""
+    doc = loaded or yamlload.load(path)
     out: list = []
     value = doc.value if isinstance(doc.value, dict) else {}
     for s, sec in enumerate(value.get("sections") or []):

@@ -23,9 +23,10 @@ def _sections(value: dict):
             yield ("containers", "document", d), entry
 
 
-def check(path: str, doc) -> list:
-    """(span, message) of each seed whose file, in the document `doc`, does not hold its section."""
-    spec = yamlload.load(path)
+def check(path: str, doc, loaded: yamlload.Document | None = None) -> list:
+    """(span, message) of each seed whose file, in the document `doc`, does not hold its section
+    (`loaded`: the spec file as yamlload read it, where the caller has it)."""
+    spec = loaded or yamlload.load(path)
     value = spec.value if isinstance(spec.value, dict) else {}
     out = []
     for where, sec in _sections(value):
