@@ -33,6 +33,10 @@ class SpecError(CheckerError):
         self.message = message
         self.hint = hint
 
+    def __reduce__(self):
+        # a forked worker hands a spec error back to the process that reports it (checker/workers.py)
+        return type(self), (self.span, self.message, self.hint)
+
     def __str__(self) -> str:
         where = f"{self.span}: " if self.span else ""
         hint = f" ({self.hint})" if self.hint else ""

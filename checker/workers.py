@@ -11,6 +11,7 @@ ended and reaped by checker/children.py: none outlives the process that forked i
 """
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import struct
@@ -71,6 +72,29 @@ def run(fn, items: list, processes: int) -> list:
         missing = len(items) - len(done)
         raise WorkerFailed("; ".join(failures) + f"; {missing} of {len(items)} tasks have no result")
     return [done[k] for k in range(len(items))]
+
+
+def run_in_order(fn, items: list, processes: int) -> list:
+    """run(), for work whose errors are the user's to read (a spec or a dump that cannot be used): a
+    CheckerError that fn raises for an item comes back as a value, and the first of them in the
+    items' order is raised here, as a loop in one process raises it, whichever process met it."""
+    answers = run(functools.partial(_caught, fn), items, processes)
+    for a in answers:
+        if isinstance(a, _Raised):
+            raise a.error
+    return answers
+
+
+class _Raised:
+    def __init__(self, error: CheckerError):
+        self.error = error
+
+
+def _caught(fn, item):
+    try:
+        return fn(item)
+    except CheckerError as exc:
+        return _Raised(exc)
 
 
 def _take(fn, items: list, tickets: int, done: dict | None = None) -> dict:

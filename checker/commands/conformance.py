@@ -4,7 +4,7 @@ modelled. Exit 0 when every verdict is what its entry expects (current: equal; h
 from __future__ import annotations
 
 from checker import outputs
-from checker.commands.common import check_outputs, command, gate, spec_files
+from checker.commands.common import add_jobs, check_outputs, command, gate, positive_jobs, spec_files
 
 NAME = "conformance"
 
@@ -22,16 +22,18 @@ def add(sub) -> None:
                     help="reference data files or folders (default: the shipped checker/references/data)")
     cf.add_argument("--format", choices=["text", "markdown", "json"], default="text")
     cf.add_argument("--output", metavar="FILE", help="write it here instead of stdout")
+    add_jobs(cf)
     cf.set_defaults(own_output=True)
 
 
 def run(args, out, err) -> int:
     from checker.references import conformance, render
 
+    positive_jobs(args)
     check_outputs(args)
     files = spec_files(args.paths or ["specs"])
     gate(files)
-    verdicts = conformance.run(files, args.references)
+    verdicts = conformance.run(files, args.references, args.jobs)
     text = {"text": render.render_text, "markdown": render.render_markdown, "json": render.render_json}[args.format](
         verdicts)
     if args.output:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import time
 
-from checker.commands.common import add_format, add_output, add_specs, command, spec_files
+from checker.commands.common import add_format, add_jobs, add_output, add_specs, command, positive_jobs, spec_files
 from checker.errors import UsageError
 
 NAME = "crosscheck"
@@ -21,6 +21,7 @@ def add(sub) -> None:
     cc.add_argument("--dumps", required=True, action="append", metavar="DIR", help="dump files or folders")
     add_format(cc)
     add_output(cc)
+    add_jobs(cc)
 
 
 def run(args, out, err) -> int:
@@ -33,6 +34,7 @@ def run(args, out, err) -> int:
     from checker.probe import movement_dump
     from checker.probe.movement_run import crosscheck_movement, is_movement
 
+    positive_jobs(args)
     t0 = time.perf_counter()
     specs = [(p, load_checked(p)) for p in spec_files(args.paths) if not is_relations_file(p)]
     from checker.probe import wgmma_dump
@@ -47,7 +49,7 @@ def run(args, out, err) -> int:
     # each summary line gives its own part's time, the specs' loading counted in the first line
     # printed with a time: the whole run's time on two lines read as twice the time spent
     t1 = time.perf_counter()
-    results, stats = crosscheck([s for s in specs if not is_movement(s[1])], files) if files else ([], None)
+    results, stats = crosscheck([s for s in specs if not is_movement(s[1])], files, args.jobs) if files else ([], None)
     t2 = time.perf_counter()
     moved, moved_stats = crosscheck_movement(specs, moving) if moving else ([], None)
     t3 = time.perf_counter()

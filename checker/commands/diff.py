@@ -5,7 +5,7 @@ import json
 import os
 
 from checker import outputs
-from checker.commands.common import add_format, add_output, check_outputs, command, spec_files
+from checker.commands.common import add_format, add_jobs, add_output, check_outputs, command, positive_jobs, spec_files
 from checker.errors import UsageError
 
 NAME = "diff"
@@ -25,6 +25,7 @@ def add(sub) -> None:
     df.add_argument("--base", metavar="REV", help="compare the working tree with this git revision")
     add_format(df, ("text", "json", "markdown"))
     add_output(df, "write the report here instead of stdout")
+    add_jobs(df)
     df.set_defaults(own_output=True)
 
 
@@ -33,20 +34,21 @@ def run(args, out, err) -> int:
     from checker.diff.compare import diff_base, diff_pair, flatten
     from checker.report import diff as render
 
+    positive_jobs(args)
     check_outputs(args)
     # every verdict of each edited file's scope is compared (checker/scope.py): the revision's
     # copy of the scope is read too, so both versions are judged with their own relations
     if args.base:
         paths = args.paths or ["specs"]
         diffs = flatten(diff_base(args.base, [str(p) for p in scope.widen(spec_files(paths)).files]
-                                  if args.paths else paths, spec_files))
+                                  if args.paths else paths, spec_files, args.jobs))
     else:
         if len(args.paths) != 2:
             raise UsageError("diff takes OLD NEW (two spec files), or --base REV [PATH...]")
         for p in args.paths:
             if not os.path.isfile(p):
                 raise UsageError(f"no such file: {p}")
-        diffs = flatten([diff_pair(args.paths[0], args.paths[1])])
+        diffs = flatten([diff_pair(args.paths[0], args.paths[1], args.jobs)])
     if args.format == "json":
         report = json.dumps(render.as_json(diffs), indent=1) + "\n"
     elif args.format == "markdown":

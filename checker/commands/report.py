@@ -88,7 +88,7 @@ def render(files: list, jobs: int, dumps: str | None, timings: dict | None, untr
     if timings is None:
         timings = {key(r): round(r.seconds, 6) for r in report.results}
         timings["total"] = round(time.perf_counter() - t0, 4)
-    return site.render(report, timings, _references(files, report)), report
+    return site.render(report, timings, _references(files, report, jobs)), report
 
 
 def _wgmma_kernels(files: list) -> dict:
@@ -119,10 +119,10 @@ def _wgmma_kernels(files: list) -> dict:
     return out
 
 
-def _references(files: list, report):
+def _references(files: list, report, jobs: int = 1):
     """The conformance verdicts of the shipped reference data, and the errata's agreements."""
     from checker.references import conformance
     from checker.references.errata import agreement
 
     specs = [(v.path, v.spec) for v in report.specs if v.spec]
-    return conformance.run(files), agreement(specs, files)
+    return conformance.run(files, jobs=jobs), agreement(specs, files)

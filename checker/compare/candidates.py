@@ -95,16 +95,27 @@ class Cute(Candidate):
         r, c = idx % self.tile[0], idx // self.tile[0]
         return (c, r) if self.transposed else (r, c)
 
-    def _stored(self, t: int, i: int):
+    def _stored(self, t: int, i: int, offsets=None):
         """The compressed cell of stored element i, or None where its logical values disagree."""
-        cells = [self._cell(self.layout.index(t, i * self.sparse + k)) for k in range(self.sparse)]
+        if offsets is None:
+            cells = [self._cell(self.layout.index(t, i * self.sparse + k)) for k in range(self.sparse)]
+        else:
+            toff, voff = offsets
+            cells = [self._cell(toff[t] + voff[i * self.sparse + k]) for k in range(self.sparse)]
         r, c = cells[0][0], cells[0][1] // self.sparse
         return (r, c) if all((x, y // self.sparse) == (r, c) for x, y in cells) else None
 
     def cells(self, points) -> list:
+        # CuTe's index is the thread mode's part plus the value mode's: each is made once per
+        # thread and per value, not once per point (a wgmma D at every N is ~10^6 points)
+        threads, elements = self.threads, self.elements
+        top_t = min(threads, 1 + max((t for t, _ in points), default=-1))
+        top_v = min(elements, 1 + max((i for _, i in points), default=-1)) * self.sparse
+        toff = [cute_text.evaluate(self.layout.thread, t) for t in range(top_t)]
+        voff = [cute_text.evaluate(self.layout.value, v) for v in range(top_v)]
         if self.sparse > 1:
-            return [self._stored(t, i) if self.holds(t, i) else None for t, i in points]
-        return [self._cell(self.layout.index(t, i)) if self.holds(t, i) else None for t, i in points]
+            return [self._stored(t, i, (toff, voff)) if t < threads and i < elements else None for t, i in points]
+        return [self._cell(toff[t] + voff[i]) if t < threads and i < elements else None for t, i in points]
 
     def holds(self, t: int, i: int) -> bool:
         inside = t < self.threads and i < self.elements

@@ -62,7 +62,7 @@ def _verdict(r) -> str:
     return r.verdict
 
 
-def _verdicts(path) -> dict:
+def _verdicts(path, jobs: int = 1) -> dict:
     """file name -> {what: (verdict, result)} over the scope of `path` (checker/scope.py): its own
     verdicts and those of the relations and specs that depend on it or it on them. A scope lies
     in one folder, so a file's name says which file it is in either version."""
@@ -71,7 +71,7 @@ def _verdicts(path) -> dict:
     from checker.scope import widen
 
     out: dict = {}
-    for r in prove_paths(widen([path]).files, Options(jobs=1)):
+    for r in prove_paths(widen([path]).files, Options(jobs=jobs)):
         mine = out.setdefault(os.path.basename(r.spec), {})
         key, n = _key(r), 1
         while key in mine:  # two sentences or rows of one subject: numbered in the results' order
@@ -134,7 +134,7 @@ def _checked(path: str):
 
 
 def diff_files(old: str | None, new: str | None, label: str, old_label: str | None = None,
-               old_error: SpecError | None = None) -> SpecDiff:
+               old_error: SpecError | None = None, jobs: int = 1) -> SpecDiff:
     """`old_label`: how to name the old file in messages (`REV:path` for a file from git history,
     which sits in a temporary folder); `old_error`: why the old version could not be read."""
     status = "added" if old is None and old_error is None else "removed" if new is None else "modified"
@@ -171,7 +171,7 @@ def diff_files(old: str | None, new: str | None, label: str, old_label: str | No
     elif "old" in specs:
         d.removed = [f.id for f in specs["old"].fragments()]
     # every verdict of the scope: the file's own here, the other files' in d.related
-    va, vb = _verdicts(old), _verdicts(new)
+    va, vb = _verdicts(old, jobs), _verdicts(new, jobs)
     own = os.path.basename(new or old or label)
     _changes(va.pop(own, {}), vb.pop(own, {}), d)
     # the other files of the scope, where both versions have one (an added or removed file's scope
@@ -252,7 +252,7 @@ def _place(tmp: str, rev: str, rel: str, data: bytes) -> str:
     return old
 
 
-def diff_base(rev: str, paths: list, spec_files) -> list:
+def diff_base(rev: str, paths: list, spec_files, jobs: int = 1) -> list:
     """Each spec file under `paths` against its version at git revision `rev`."""
     if rev.startswith("-"):
         raise UsageError(f"--base takes a revision, not {rev!r}")
@@ -295,10 +295,10 @@ def diff_base(rev: str, paths: list, spec_files) -> list:
                 continue
             out.append((old, new, new or rel, f"{rev}:{rel}", error))
         # once every file is fetched: a diff proves the file's scope, which reads the files beside it
-        return [diff_files(*args) for args in out]
+        return [diff_files(*args, jobs=jobs) for args in out]
 
 
-def diff_pair(old: str, new: str) -> SpecDiff:
+def diff_pair(old: str, new: str, jobs: int = 1) -> SpecDiff:
     """`checker diff OLD NEW`: what changes if OLD stood where NEW stands. OLD is judged in NEW's
     folder (a temporary folder with NEW's scope linked in and OLD's bytes in NEW's place), so the
     relations and specs of the scope are the same on both sides and only the edit differs.
@@ -312,14 +312,14 @@ def diff_pair(old: str, new: str) -> SpecDiff:
     try:
         data = read_regular(old, MAX_BYTES)
     except SpecError as exc:
-        return diff_files(None, new, new, old, old_error=exc)
+        return diff_files(None, new, new, old, old_error=exc, jobs=jobs)
     with temps.folder("checker-diff-") as tmp:
         for f in widen([new]).files:
             if os.path.abspath(f) != os.path.abspath(new):
                 os.symlink(os.path.abspath(f), os.path.join(tmp, os.path.basename(f)))
         placed = os.path.join(tmp, os.path.basename(new))
         temps.write_new(placed, data)
-        return diff_files(placed, new, new, old)
+        return diff_files(placed, new, new, old, jobs=jobs)
 
 
 def flatten(diffs: list) -> list:

@@ -59,12 +59,12 @@ def environment(layout, points: list) -> dict:
     return env
 
 
-def first_values(formula, env: dict, size: int) -> list:
-    """Per point, the value of the first piece that applies, or -1 where none does."""
+def first_values(formula, env: dict, size: int, missing=-1) -> list:
+    """Per point, the value of the first piece that applies, or `missing` where none does."""
     out = [None] * size
     for _, guard, vals, _ in piece_columns(formula, env, size, requires=False):
         out = [v if o is None and g else o for o, g, v in zip(out, guard, vals)]
-    return [-1 if o is None else o for o in out]
+    return out if missing is None else [missing if o is None else o for o in out]
 
 
 def piece_columns(formula, env: dict, size: int, requires: bool = True):
@@ -96,12 +96,13 @@ def formula_hits(formula, env: dict, size: int) -> list:
     return hits
 
 
-def cells(layout, points: list) -> tuple:
-    """(rows, cols) at every point, each the first applying piece's value or -1 where none
-    applies: the map the z3 translation takes (smt.terms.first)."""
+def cells(layout, points: list, missing=-1) -> tuple:
+    """(rows, cols) at every point, each the first applying piece's value or `missing` where none
+    applies: the map the z3 translation takes (smt.terms.first). A figure asks for None, which no
+    value can be: a layout as printed may reach -1."""
     env = environment(layout, points)
     size = len(points)
-    return first_values(layout.row, env, size), first_values(layout.col, env, size)
+    return first_values(layout.row, env, size, missing), first_values(layout.col, env, size, missing)
 
 
 _TABLES: dict = {}

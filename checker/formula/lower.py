@@ -314,6 +314,17 @@ def _resolve(block: ast.Block, src: SourceText, threads: Threads, constants: dic
     return _rebuild(block, resolve), tuple(implicit.items())
 
 
+# AST class -> its field names, or None for a value that is no node: every check walks every
+# formula, and asking dataclasses for the fields of each node was most of the walk
+_FIELDS: dict = {}
+
+
+def _field_names(cls):
+    if cls not in _FIELDS:
+        _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
+    return _FIELDS[cls]
+
+
 def _nodes(node):
     """Every AST node below `node`, depth first."""
     stack = [node]
@@ -321,9 +332,11 @@ def _nodes(node):
         n = stack.pop()
         if isinstance(n, tuple):
             stack.extend(n)
-        elif dataclasses.is_dataclass(n) and not isinstance(n, type):
+            continue
+        names = _field_names(type(n))
+        if names is not None:
             yield n
-            stack.extend(getattr(n, f.name) for f in dataclasses.fields(n))
+            stack.extend(getattr(n, name) for name in names)
 
 
 def _rebuild(node, fn):

@@ -11,6 +11,7 @@ formula piece that gives the spec's answer.
 """
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -163,8 +164,11 @@ def check_dump(v, spec_path: str, d) -> list:
     return [r.but(seconds=seconds / len(out), detail={"dump": d.path, "source": d.header["source"]}) for r in out]
 
 
-def crosscheck(specs: list, dump_paths: list) -> tuple:
-    """specs: [(path, Spec)]; -> (results, stats)."""
+def crosscheck(specs: list, dump_paths: list, jobs: int = 1) -> tuple:
+    """specs: [(path, Spec)]; -> (results, stats). Each dump is read and checked on its own, spread
+    over `jobs` forked workers as `prove` spreads its tasks; an error is the first dump's in order,
+    as in one process (checker/workers.py)."""
+    from checker import workers
     from checker.semantics.variants import variants
 
     by_instruction, shapes_given = {}, {}
@@ -173,28 +177,40 @@ def crosscheck(specs: list, dump_paths: list) -> tuple:
         for v in variants(spec):
             by_instruction[v.instruction] = (path, v)
     results, seen, other = [], set(), 0
-    for p, d in readable(dump_paths, dumps.read, results):
-        instr = d.header["instruction"]
-        if instr not in by_instruction:
-            if d.header["shape"] in shapes_given:
-                spec_path = shapes_given[d.header["shape"]]
-                results.append(Result(spec_path, None, "predicts", REFUTED, location=f"{p}:1:1",
-                                      subject=instr.replace("mma.sync.aligned.", ""),
-                                      message=f"the dump is of {instr}, which {spec_path} no longer describes "
-                                      f"(it describes {sum(1 for i in by_instruction if by_instruction[i][0] == spec_path)}"
-                                      " variants; re-record or delete the dump)",
-                                      detail={"dump": p, "source": d.header["source"]}))
-            else:
-                other += 1
-            continue
-        path, v = by_instruction[instr]
-        seen.add(instr)
-        results.extend(check_dump(v, path, d))
+    task = functools.partial(_dump_results, by_instruction=by_instruction, shapes_given=shapes_given)
+    for mine, instr, elsewhere in workers.run_in_order(task, list(dump_paths), jobs):
+        results.extend(mine)
+        other += elsewhere
+        if instr is not None:
+            seen.add(instr)
     stats = {"dumps": len(dump_paths), "other_specs": other,
              "synthetic": sum(r.detail.get("source") == "synthetic" for r in results if r.property == "predicts"),
              "hardware": sum(r.detail.get("source") == "hardware" for r in results if r.property == "predicts"),
              "without_dump": sorted(set(by_instruction) - seen)}
     return results, stats
+
+
+def _dump_results(p: str, by_instruction: dict, shapes_given: dict):
+    """(the results of one dump file, the instruction it checked or None, 1 when it is of a spec not
+    given else 0)."""
+    mine: list = []
+    found = list(readable([p], dumps.read, mine))
+    if not found:
+        return mine, None, 0  # malformed: `readable` made its result
+    d = found[0][1]
+    instr = d.header["instruction"]
+    if instr not in by_instruction:
+        if d.header["shape"] not in shapes_given:
+            return [], None, 1
+        spec_path = shapes_given[d.header["shape"]]
+        described = sum(1 for i in by_instruction if by_instruction[i][0] == spec_path)
+        return [Result(spec_path, None, "predicts", REFUTED, location=f"{p}:1:1",
+                       subject=instr.replace("mma.sync.aligned.", ""),
+                       message=f"the dump is of {instr}, which {spec_path} no longer describes "
+                       f"(it describes {described} variants; re-record or delete the dump)",
+                       detail={"dump": p, "source": d.header["source"]})], None, 0
+    path, v = by_instruction[instr]
+    return check_dump(v, path, d), instr, 0
 
 
 def render_text(results: list, stats: dict, seconds: float) -> str:

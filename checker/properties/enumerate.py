@@ -44,7 +44,7 @@ class Evaluation:
     def __init__(self, layout, lanes, n, rows, cols, reading=None):
         self.layout, self.lanes, self.n, self.rows, self.cols = layout, tuple(lanes), n, rows, cols
         self.reading = reading
-        self.points = sorted((lane, i) for lane in lanes for i in range(n))
+        self.points = [(lane, i) for lane in sorted(lanes) for i in range(n)]  # (lane, i) order, built sorted
         size = len(self.points)
         env = environment(layout, self.points)
         undefined, outside, held = [False] * size, [False] * size, [True] * size

@@ -7,6 +7,7 @@ the entry expects is a failure, so the known historical bugs stay caught and the
 stay equal."""
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 
@@ -122,11 +123,14 @@ def judge(ref, specs: Specs, reading=None) -> Verdict:
     return Verdict(ref, "differs", result.difference.sentence(frag.operand), result, path)
 
 
-def run(spec_files: list, reference_paths=None) -> list:
+def run(spec_files: list, reference_paths=None, jobs: int = 1) -> list:
+    """Each entry is a proof of its own (z3 and the enumeration), spread over `jobs` forked workers
+    as `prove` spreads its tasks; an error is the first entry's in order, as in one process."""
+    from checker import workers
     from checker.references.load import load_all
 
     specs = Specs(spec_files)
-    return [judge(ref, specs) for ref in load_all(reference_paths)]
+    return workers.run_in_order(functools.partial(judge, specs=specs), load_all(reference_paths), jobs)
 
 
 def exit_code(verdicts: list) -> int:

@@ -6,8 +6,8 @@ import os
 from dataclasses import dataclass, field
 
 from checker.errors import SpecError
+from checker.formula.evaluate import cells as evaluate_cells
 from checker.properties.chunk import ranges as chunk_ranges
-from checker.properties.enumerate import table as enumerate_table
 from checker.report.figures import COMPUTATION_STROKE, Panel
 from checker.results import SPEC_ERROR, Result
 from checker.spec.load import load_spec
@@ -127,12 +127,16 @@ def panels(fragment, layout, n, marks) -> list:
     """One panel per MMA computation (one for the whole warp but for m8n8k4 .f16), each cell with
     the (lane, element) pairs that the layout sends there, as the first applying piece gives it."""
     out = []
+    # a wgmma fragment at N = 256 has 16384 points and is drawn at every N: the element names are
+    # made once, and the cells come from the column-wise engine, not a point at a time
+    names = [f"{fragment.letter}{i}" for i in range(n)]
     for k, (cid, lanes) in enumerate(fragment.domains()):
-        tab = enumerate_table(layout, lanes, n)
+        points = [(lane, i) for lane in sorted(lanes) for i in range(n)]
+        rows, cols = evaluate_cells(layout, points, missing=None)
         cells: dict = {}
-        for (lane, i), (rows, cols, *_) in sorted(tab.items()):
-            if rows and cols:
-                cells.setdefault((rows[0][1], cols[0][1]), []).append((lane, f"{fragment.letter}{i}"))
+        for (lane, i), row, col in zip(points, rows, cols):
+            if row is not None and col is not None:
+                cells.setdefault((row, col), []).append((lane, names[i]))
         caption = f"{fragment.operand} ({fragment.rows} x {fragment.cols})"
         if fragment.sparsity is not None:
             caption = f"the compressed {fragment.operand} ({fragment.rows} x {fragment.cols}): non-zero elements only"

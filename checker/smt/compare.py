@@ -55,13 +55,15 @@ def _xor(x, bases, k) -> str:
     return acc
 
 
-def _tree(key: str, items: list, pick) -> str:
-    """A balanced search over the table's keys: depth log2 of its size, whatever its size."""
+def _tree(key: str, width: int, items: list, pick, vw: int = W) -> str:
+    """A balanced search over the table's keys (`width` bits): depth log2 of its size, whatever its
+    size; its values are `vw`-bit, -1 where no key matches."""
     if len(items) == 1:
         k, v = items[0]
-        return f"(ite (= {key} {bv(k, W)}) {bv(pick(v), W)} {bv(-1, W)})"
+        return f"(ite (= {key} {bv(k, width)}) {bv(pick(v), vw)} {bv(-1, vw)})"
     mid = len(items) // 2
-    return f"(ite (bvult {key} {bv(items[mid][0], W)}) {_tree(key, items[:mid], pick)} {_tree(key, items[mid:], pick)})"
+    return (f"(ite (bvult {key} {bv(items[mid][0], width)}) {_tree(key, width, items[:mid], pick, vw)} "
+            f"{_tree(key, width, items[mid:], pick, vw)})")
 
 
 def candidate_terms(form: tuple, t, i) -> tuple:
@@ -89,14 +91,19 @@ def candidate_terms(form: tuple, t, i) -> tuple:
     if kind == "cute-copy":
         return _copy_atom(form, t, i)
     if kind == "table":
-        _, entries, _threads, _elements = form
-        key = f"(bvor (bvshl {t} {bv(16, W)}) {i})"
-        items = [((tt << 16) | ii, cell) for (tt, ii), cell in entries]
-        if not items:
+        _, entries, threads, elements = form
+        if not entries:
             return "false", bv(-1, W), bv(-1, W)
-        r = _tree(key, items, lambda v: v[0])
-        c = _tree(key, items, lambda v: v[1])
-        return f"(distinct {r} {bv(-1, W)})", r, c
+        # the key is t and i side by side in as few bits as the table's own indices need, not 32:
+        # z3 bit-blasts every comparison of the search, and a 1024-entry table took half a second
+        # at 32 bits. Outside the table's threads x elements the key would wrap: nothing is held there.
+        kt, ki = max(1, (threads - 1).bit_length()), max(1, (elements - 1).bit_length())
+        key = f"(concat ((_ extract {kt - 1} 0) {t}) ((_ extract {ki - 1} 0) {i}))"
+        items = [((tt << ki) | ii, cell) for (tt, ii), cell in entries]
+        vw = 1 + max(max(abs(x), 1).bit_length() for _, cell in entries for x in cell)  # signed, -1 included
+        r = _ext(_tree(key, kt + ki, items, lambda v: v[0], vw), vw)
+        c = _ext(_tree(key, kt + ki, items, lambda v: v[1], vw), vw)
+        return conj([_below(t, threads), _below(i, elements), f"(distinct {r} {bv(-1, W)})"]), r, c
     raise ValueError(f"unknown candidate form {kind!r}")  # pragma: no cover
 
 

@@ -256,6 +256,22 @@ def test_a_table_entry_beyond_the_spec_differs_wherever_it_is(run, tmp_path, ext
     assert "enumeration agrees" in got["proofs"][0]
 
 
+@pytest.mark.parametrize("threads, elements, first", [(4, 8, (4, 0)), (32, 2, (0, 2)), (2, 4, (0, 4)), (5, 8, (5, 0))])
+def test_a_table_smaller_than_the_spec_holds_nothing_beyond_itself(run, tmp_path, threads, elements, first):
+    """z3 looks a table up by a key of as few bits as the table's own indices need: thread 4 of a
+    table of threads 0..3 (a 2-bit thread index) must not be read as thread 4 mod 4 = 0, nor
+    element 2 of a 2-element table (1 bit) as element 0. Both engines find the first point the
+    table lacks, and agree."""
+    lines = [f"{t},{i},{a_f16(t, i)[0]},{a_f16(t, i)[1]}" for t in range(threads) for i in range(elements)]
+    csv = tmp_path / "a.csv"
+    csv.write_text("\n".join(lines) + "\n")
+    r = run("compare", K16, "--fragment", "A.f16", "--table", str(csv), "--format", "json")
+    got = json.loads(r.out)
+    assert r.code == 1 and got["differing"] == 256 - threads * elements
+    assert (got["difference"]["thread"], got["difference"]["i"], got["difference"]["candidate"]) == (*first, None)
+    assert "enumeration agrees" in got["proofs"][0]
+
+
 def test_a_copy_atom_with_more_threads_counts_those_it_holds(tmp_path):
     """A copy atom holds only the points whose bits are one element of the tile: of threads 32..63
     of this one, those below bit 4096; the engine's count is the brute-force one."""

@@ -185,3 +185,32 @@ def test_mosaic_gpu_layouts_are_proved_and_a_misread_one_refuted(run, tmp_path):
     data.write_text(text.replace("tiling: [[64, 8], [16, 8]", "tiling: [[64, 7], [16, 8]", 1))
     r = run("conformance", SPECS, "--references", str(data))
     assert r.code != 0 and "does not divide" in (r.out + r.err) and "Traceback" not in r.err
+
+
+def test_workers_give_the_verdicts_and_the_first_error_of_one_process(monkeypatch):
+    """`--jobs 2` spreads the entries over forked workers: the same verdicts in the same order, and
+    where entries raise, the error of the first of them in the entries' order, whichever process
+    met it (a spec error comes back whole: its location, message and hint)."""
+    from checker.commands.common import spec_files
+    from checker.errors import SourceSpan, SpecError
+
+    files = spec_files([SPECS])
+    entries = os.path.join(ROOT, "checker", "references", "data", "cutlass-mma_traits_sm80.yaml")
+    one = conformance.run(files, [entries], jobs=1)
+    two = conformance.run(files, [entries], jobs=2)
+    assert len(one) > 4
+    assert [(v.reference.name, v.verdict, v.reason) for v in one] == [(v.reference.name, v.verdict, v.reason) for v in two]
+    failing = {one[2].reference.name: SpecError(SourceSpan("first.yaml", 3, 4), "the first", "its hint"),
+               one[-1].reference.name: SpecError(SourceSpan("last.yaml", 5, 6), "the last")}
+    real = conformance.judge
+
+    def judge(ref, specs, reading=None):
+        if ref.name in failing:
+            raise failing[ref.name]
+        return real(ref, specs, reading)
+
+    monkeypatch.setattr(conformance, "judge", judge)
+    for jobs in (1, 2):
+        with pytest.raises(SpecError) as caught:
+            conformance.run(files, [entries], jobs=jobs)
+        assert str(caught.value) == "first.yaml:3:4: error: the first (its hint)", jobs

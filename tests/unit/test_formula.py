@@ -129,3 +129,15 @@ def test_print_parse_round_trip(value, cond):
     piece = b.assignments[0].pieces[0]
     assert _strip(piece.value) == _strip(value)
     assert _strip(piece.elem.where) == _strip(cond)
+
+
+def test_cells_name_the_points_where_no_piece_applies():
+    """The engines' map takes -1 where no piece of row or col applies (smt.terms.first); a figure
+    asks for None instead, since a layout as printed may itself reach -1."""
+    from checker.formula.evaluate import cells
+    from checker.formula.lower import lower
+    src = plain("row = %laneid - 1   for ai where i < 2\ncol = i\n", SourceSpan("t.yaml", 1, 1))
+    layout = lower(parse_block(src), src, "a")
+    points = [(0, 0), (0, 1), (3, 2)]
+    assert cells(layout, points) == ([-1, -1, -1], [0, 1, 2])
+    assert cells(layout, points, missing=None) == ([-1, -1, None], [0, 1, 2])
