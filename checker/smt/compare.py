@@ -94,13 +94,14 @@ def candidate_terms(form: tuple, t, i) -> tuple:
         _, entries, threads, elements = form
         if not entries:
             return "false", bv(-1, W), bv(-1, W)
-        # the key is t and i side by side in as few bits as the table's own indices need, not 32:
-        # z3 bit-blasts every comparison of the search, and a 1024-entry table took half a second
-        # at 32 bits. Outside the table's threads x elements the key would wrap: nothing is held there.
+        # the key is t and i side by side in as few bits as the table's own indices need, and the
+        # values as few as theirs, not 32: z3 bit-blasts every comparison and choice of the search
+        # (the seven reference tables of 1024 entries and more: 4.6 s at 32 bits, 3.3 s so).
+        # Outside the table's threads x elements the key would wrap: nothing is held there.
         kt, ki = max(1, (threads - 1).bit_length()), max(1, (elements - 1).bit_length())
         key = f"(concat ((_ extract {kt - 1} 0) {t}) ((_ extract {ki - 1} 0) {i}))"
         items = [((tt << ki) | ii, cell) for (tt, ii), cell in entries]
-        vw = 1 + max(max(abs(x), 1).bit_length() for _, cell in entries for x in cell)  # signed, -1 included
+        vw = min(W, 1 + max(max(abs(x), 1).bit_length() for _, cell in entries for x in cell))  # signed, -1 too
         r = _ext(_tree(key, kt + ki, items, lambda v: v[0], vw), vw)
         c = _ext(_tree(key, kt + ki, items, lambda v: v[1], vw), vw)
         return conj([_below(t, threads), _below(i, elements), f"(distinct {r} {bv(-1, W)})"]), r, c
