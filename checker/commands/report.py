@@ -119,7 +119,7 @@ def _wgmma_kernels(files: list) -> dict:
     return out
 
 
-def _references(files: list, report, jobs: int = 1):
+def _references(files: list, report, jobs: int):
     """The conformance verdicts of the shipped reference data, and the errata's agreements."""
     from checker.references import conformance
     from checker.references.errata import agreement

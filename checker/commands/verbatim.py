@@ -64,8 +64,8 @@ def run(args, out, err) -> int:
     outcomes, problems, wrong, claimed, sections, entries = [], [], [], [], [], []
     for path in files:
         try:
-            load_checked(path)
-            written = yamlload.load(path)  # the file as written, read once for the three below
+            written = yamlload.load(path)  # read and parsed once: for the gate and the three below
+            load_checked(path, written=written)
             found = [match.check(f, doc) for f in fields.read(path, written)]
             seeded = seeds.check(path, doc, written)  # a provenance no field's verdict depends on
             mine, theirs = complete.claims(path, written)

@@ -134,10 +134,10 @@ def _load_or_none(path: str):
         return None
 
 
-def load_checked(path: str, data: bytes | None = None):
-    """The spec of the file at `path`, through the gate."""
+def load_checked(path: str, data: bytes | None = None, written=None):
+    """The spec of the file at `path`, through the gate (`written`: the file as yamlload read it)."""
     from checker.spec.load import load_spec
 
-    spec = load_spec(path, data)
+    spec = load_spec(path, data, written)
     check(spec)
     return spec

@@ -100,9 +100,10 @@ def _message(err) -> str:
     return f"fails '{v}' ({json.dumps(value)[:80]}); found {found[:40]}"
 
 
-def load_spec(path: str, data: bytes | None = None) -> model.Spec:
-    """The spec of the file at `path` (its bytes `data`, where the caller has read them)."""
-    doc = yamlload.load(path, data)
+def load_spec(path: str, data: bytes | None = None, written: yamlload.Document | None = None) -> model.Spec:
+    """The spec of the file at `path` (its bytes `data`, or the file as yamlload read it, `written`,
+    where the caller has them)."""
+    doc = written or yamlload.load(path, data)
     check_structure(doc)
     return _Meaning(doc).spec()
 
