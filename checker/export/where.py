@@ -101,7 +101,7 @@ def where_text(w: dict) -> str:
         who = f"thread {h['thread']} (warp {h['warp']}, lane {h['lane']})" if "thread" in h else f"lane {h['lane']}"
         lines.append(f"  {comp}{who}, element {h['element']}")
         for r in h["registers"]:
-            bits = "" if r["bits"] == [0, KIND_BITS[r["kind"]] - 1] else f", bits {r['bits'][0]}..{r['bits'][1]}"
+            bits = "" if r["bits"] == [0, KIND_BITS[r["kind"]] - 1] else f", {_bits(*r['bits'])}"
             lines.append(f"      {'/'.join('.' + t for t in r['types'])}: register {r['register']} of {r['count']} "
                          f".{r['kind']}{bits}")
     lines.append("  the only holder" + ("s, one per MMA computation" if len(w["holders"]) > 1 else "")
@@ -112,6 +112,10 @@ def where_text(w: dict) -> str:
 
 _NONE = {False: "the spec does not cover this cell: `checker prove` says where",
          True: "the printed text leaves this cell to no lane, as `checker prove` says"}
+
+
+def _bits(low: int, high: int) -> str:
+    return f"bit {low}" if low == high else f"bits {low}..{high}"  # a .b1 element is one bit
 
 
 def _printed(w: dict) -> str:
@@ -137,7 +141,7 @@ def _where_sparse_text(w: dict) -> str:
         for h in hs:
             md = h["metadata"]
             what = "two-wide sub-chunk" if md["unit"] == 2 else "position"
-            bits = "; ".join(f"{'/'.join('.' + t for t in x['types'])} bits {x['bits'][0]}..{x['bits'][1]}"
+            bits = "; ".join(f"{'/'.join('.' + t for t in x['types'])} {_bits(*x['bits'])}"
                              for x in h["registers"])
             lines.append(f"    {h['element']:>5}  when the {_ORDINAL[md['index']]} index of chunk "
                          f"[{md['chunk'][0]}..{md['chunk'][1]}] is {md['value']} ({what} {md['value']}); {bits}")

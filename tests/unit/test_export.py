@@ -204,6 +204,10 @@ def test_where_answers_from_the_spec(run):
                                "bits": [h["i"] % 32, h["i"] % 32]}]
     text = run("where", _spec("m16n8k256"), "--fragment", "A.b1", "--row", "9", "--col", "130").out
     assert f"lane {h['lane']}, element a{h['i']}" in text
+    # one .b1 element is one bit of its register: "bit 2", not "bits 2..2"
+    assert f"register {h['i'] // 32} of 4 .b32, bit {h['i'] % 32}\n" in text and ".." not in text
+    f16 = run("where", _spec("m16n8k16"), "--fragment", "C.float", "--row", "9", "--col", "3").out
+    assert "register 1 of 2 .f16x2, bits 16..31" in f16
 
 
 def test_where_in_m8n8k4_names_one_holder_per_computation(run):
