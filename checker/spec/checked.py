@@ -110,7 +110,7 @@ def named_shape(same) -> str | None:
 def beside(path: str, load_one=None):
     """shape -> the spec of that shape in the file beside `path`, read once; None where there is
     none or it does not load (its own errors are its own: validating it says them). `load_one`:
-    how a file is read (prove's goes through its per-process cache, checker/loading.py)."""
+    how a file is read (prove's: checker/loading.py, whose errors are results)."""
     import os
 
     from checker import recording

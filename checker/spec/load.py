@@ -1,6 +1,7 @@
 """YAML file -> Spec: structure first (JSON Schema), then meaning, each error located."""
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -10,6 +11,7 @@ from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
 from checker.families import FAMILIES
 from checker import source
+from checker.recording import read_regular
 from checker.spec import errata, layouts, model, provenance, yamlload
 from checker.spec.validation import MAX_EXPLAINED, explained, gate, schema, valid, validator  # noqa: F401 - schema and validator: read from here too (commands/schema.py, probe/dump.py)
 
@@ -100,10 +102,36 @@ def _message(err) -> str:
     return f"fails '{v}' ({json.dumps(value)[:80]}); found {found[:40]}"
 
 
+# (path as named, SHA-256 of its bytes) -> Spec. One command reads a spec in several places: a
+# proof reads the neighbours that same_as sentences, compositions and relations name, in every
+# worker that needs them, and `report` read each spec seven times (the gate, the proof, the
+# figures, the published layouts, the probe's agreement, the wgmma kernels). Reading one (YAML,
+# the JSON Schema check, the model) costs 5-15 ms. Keyed by the bytes read, never by a file's name
+# or time alone: a file that changed is read again. A Spec is immutable, so every caller may hold
+# the same one. Bounded: the mutation campaign reads thousands of mutants.
+_LOADED: dict = {}
+MAX_LOADED = 64
+
+
 def load_spec(path: str, data: bytes | None = None, written: yamlload.Document | None = None) -> model.Spec:
     """The spec of the file at `path` (its bytes `data`, or the file as yamlload read it, `written`,
     where the caller has them)."""
-    doc = written or yamlload.load(path, data)
+    if written is not None:
+        return _spec(written)
+    if data is None:
+        data = read_regular(path, yamlload.MAX_BYTES)  # recorded for the result cache on every read
+    # the path as named, not made absolute: a Spec's locations quote it as it was given
+    key = (path, hashlib.sha256(data).digest())
+    spec = _LOADED.get(key)
+    if spec is None:
+        spec = _spec(yamlload.load(path, data))
+        if len(_LOADED) >= MAX_LOADED:
+            _LOADED.clear()
+        _LOADED[key] = spec
+    return spec
+
+
+def _spec(doc: yamlload.Document) -> model.Spec:
     check_structure(doc)
     return _Meaning(doc).spec()
 

@@ -116,7 +116,7 @@ class Beside:
                 path = os.path.join(os.path.dirname(self.spec.path), f"{shape}.yaml")
                 self.specs[shape] = None
                 if recording.isfile(path):  # recorded: the theorem rests on the file being there
-                    other, errors = load(path)  # once per process per bytes (checker/loading.py)
+                    other, errors = load(path)  # once per process per bytes (checker/spec/load.py)
                     self.specs[shape] = other
                     self.errors += [self.unchecked(shape, e) for e in errors or ()]
             other = self.specs[shape]

@@ -330,22 +330,25 @@ def test_a_planted_temporary_file_is_not_written_through(tmp_path):
 
 
 def test_a_spec_read_twice_is_loaded_once_and_a_changed_one_again(tmp_path):
-    """checker/loading.py keys what it loaded by the bytes read: the same bytes give the same Spec
-    (a proof's neighbours are read in several places), other bytes a new one, and every read is
-    recorded for the result cache whether or not it was loaded again."""
+    """checker/spec/load.py keys what it loaded by the bytes read: the same bytes give the same
+    Spec (a proof's neighbours, and every spec of `report`, are read in several places), other
+    bytes a new one, and every read is recorded for the result cache whether or not it was loaded
+    again."""
     from checker import loading
+    from checker.spec.load import load_spec
 
     path = tmp_path / "m8n8k32.yaml"
     shutil.copy(os.path.join(SPECS, "m8n8k32.yaml"), path)
     rec = recording.start()
     first, _ = loading.load(str(path))
     again, _ = loading.load(str(path))
-    assert again is first
+    assert again is first and load_spec(str(path)) is first
     path.write_text(path.read_text().replace("id: C.s32", "id: C.s32x"))
     changed, _ = loading.load(str(path))
     assert changed is not first and changed.fragment("C.s32x") is not None
     reads = {r[-1] for r in rec.stop() if r[0] == "read" and r[1] == str(path)}
     assert len(reads) == 2  # both versions' bytes are recorded
+    assert load_spec(str(path), path.read_bytes()) is changed  # the caller's bytes, the same key
 
 
 def test_a_spec_named_two_ways_is_located_as_named(tmp_path, monkeypatch):
