@@ -77,6 +77,8 @@ def tables_text(name: str) -> str:
     text = grammar(name)
     data, memo = Lark(text, **OPTIONS[name]).memo_serialize([TerminalDef, Rule])
     _canonical(data["parser"]["parser"])
+    _unbounded(memo)
+    _unbounded(data)
     doc = {"format": _FORMAT, "lark": lark.__version__, "grammar_sha256": _sha(text), "data": data, "memo": memo}
     return json.dumps(_encode(doc), sort_keys=True, separators=(",", ":"), ensure_ascii=True) + "\n"
 
@@ -112,6 +114,26 @@ def _canonical(table: dict) -> None:
                        for old in order}
     for ends in ("start_states", "end_states"):
         table[ends] = {s: new_state[v] for s, v in sorted(table[ends].items())}
+
+
+# The width sre gives a pattern with no upper bound (`[a-z]+`) changed in Python 3.11.7 (MAXWIDTH,
+# 2**64) from MAXREPEAT (2**32 - 1) before: lark keeps it in each terminal's `_width`, so the
+# tables built on 3.10 differed from those built on 3.11.7 in those numbers alone. Lark reads the
+# upper width only to order terminals, where every unbounded one compares alike, so one value
+# stands for "unbounded" whichever Python builds or reads the tables.
+_UNBOUNDED = 1 << 64
+
+
+def _unbounded(x) -> None:
+    if isinstance(x, dict):
+        if x.get("__type__") == "PatternRE" and isinstance(x.get("_width"), list) and len(x["_width"]) == 2:
+            low, high = x["_width"]
+            x["_width"] = [low, _UNBOUNDED if high >= (1 << 32) - 1 else high]
+        for v in x.values():
+            _unbounded(v)
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            _unbounded(v)
 
 
 def tables_file(name: str) -> str:

@@ -73,7 +73,7 @@ def load_relations(path: str, known: dict | None = None, only=None) -> list:
     # imported here, not above: a prover process that is sent its specs loaded reads no YAML
     from checker.scope import names_shape, shapes_of
     from checker.spec import yamlload
-    from checker.spec.load import check_structure
+    from checker.spec.structure import check_structure
 
     if only is None:
         only = shapes_of(path)

@@ -120,14 +120,14 @@ def _agree(value, schema="spec.schema.json"):
     ending in a newline."""
     from jsonschema import Draft202012Validator
 
-    from checker.spec import load
+    from checker.spec import validation
 
     if not isinstance(value, dict):
         return None
-    ours = not any(True for _ in load.validator(schema).iter_errors(value))
-    stock = Draft202012Validator(load.schema(schema)).is_valid(value)
+    ours = not any(True for _ in validation.validator(schema).iter_errors(value))
+    stock = Draft202012Validator(validation.schema(schema)).is_valid(value)
     assert ours == stock or (not ours and any(s.endswith("\n") for s in _strings(value))), value
-    assert load.valid(value, schema) == ours, value  # the gate (jsonschema-rs) and the explainer agree
+    assert validation.valid(value, schema) == ours, value  # the gate (jsonschema-rs) and the explainer agree
     return ours
 
 
@@ -174,7 +174,7 @@ def test_the_structure_check_is_json_schemas_on_every_spec_and_bad_case():
 
 def test_a_final_newline_does_not_pass_a_pattern(tmp_path):
     from checker.errors import SpecError
-    from checker.spec import load, yamlload
+    from checker.spec import structure, yamlload
 
     text = open(os.path.join(SPECS, "m8n8k32.yaml"), encoding="utf-8").read()
     assert "shape: m8n8k32\n" in text
@@ -182,7 +182,7 @@ def test_a_final_newline_does_not_pass_a_pattern(tmp_path):
     doc = yamlload.load(str(tmp_path / "m8n8k32.yaml"), bad)
     assert doc.value["shape"] == "m8n8k32\n"
     with pytest.raises(SpecError, match="does not match") as exc:
-        load.check_structure(doc)
+        structure.check_structure(doc)
     assert exc.value.span.line == text[:text.index("shape: m8n8k32")].count("\n") + 1
 
 
