@@ -95,13 +95,11 @@ class Cute(Candidate):
         r, c = idx % self.tile[0], idx // self.tile[0]
         return (c, r) if self.transposed else (r, c)
 
-    def _stored(self, t: int, i: int, offsets=None):
-        """The compressed cell of stored element i, or None where its logical values disagree."""
-        if offsets is None:
-            cells = [self._cell(self.layout.index(t, i * self.sparse + k)) for k in range(self.sparse)]
-        else:
-            toff, voff = offsets
-            cells = [self._cell(toff[t] + voff[i * self.sparse + k]) for k in range(self.sparse)]
+    def _stored(self, t: int, i: int, index=None):
+        """The compressed cell of stored element i, or None where its logical values disagree
+        (`index`: the layout's index function, where the caller made it faster)."""
+        index = index or self.layout.index
+        cells = [self._cell(index(t, i * self.sparse + k)) for k in range(self.sparse)]
         r, c = cells[0][0], cells[0][1] // self.sparse
         return (r, c) if all((x, y // self.sparse) == (r, c) for x, y in cells) else None
 
@@ -114,7 +112,9 @@ class Cute(Candidate):
         toff = [cute_text.evaluate(self.layout.thread, t) for t in range(top_t)]
         voff = [cute_text.evaluate(self.layout.value, v) for v in range(top_v)]
         if self.sparse > 1:
-            return [self._stored(t, i, (toff, voff)) if t < threads and i < elements else None for t, i in points]
+            def index(t, v):
+                return toff[t] + voff[v]
+            return [self._stored(t, i, index) if t < threads and i < elements else None for t, i in points]
         return [self._cell(toff[t] + voff[i]) if t < threads and i < elements else None for t, i in points]
 
     def holds(self, t: int, i: int) -> bool:
