@@ -179,6 +179,11 @@ def read(path: str) -> Dump:
     if doc.get("version") != VERSION:
         raise bad(path, f"dump format version {doc.get('version')!r}; this checker reads version {VERSION}")
     schema_errors(path, doc, "dump.schema.json")
+    # the instruction is what the crosscheck matches a dump by; shape and variant are what a reader,
+    # the report and the file name go by, so they may not name another one
+    named = f"mma.sync.aligned.{doc['shape']}.{doc['variant']}"
+    if doc["instruction"] != named:
+        raise bad(path, f"at instruction: {doc['instruction']}, but the dump's shape and variant name {named}")
     registers, bits = {}, {}
     warps = sum(b["count"] for b in doc["patterns"])
     for op, enc in doc["registers"].items():

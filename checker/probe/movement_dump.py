@@ -12,7 +12,9 @@ arrays the kernel read and wrote, each {dtype: u8 | u32, shape, data: base64 lit
              fragments_out [warps, 32, 6]
 
 Deterministic (sorted keys, no timestamps, gzip without name or time); read bounded and checked
-field by field: a malformed dump is a SpecError naming the file and the field.
+against checker/probe/movement-dump.schema.json (every field's type and range, the block kinds the
+crosscheck reads back, the instruction and the arrays of the dump's family), then each array
+against the blocks: a malformed dump is a SpecError naming the file and the field.
 """
 from __future__ import annotations
 
@@ -20,7 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from checker.probe.dump import bad, decode_array, encode_array, read_json_gz, write_json_gz
+from checker.probe.dump import bad, decode_array, encode_array, read_json_gz, schema_errors, write_json_gz
+from checker.spec.load import validator
 
 FORMAT = "ptx-fragment-checker/movement-dump"
 VERSION = 1
@@ -30,9 +33,7 @@ MAX_EXPANDED = 32 << 20
 MAX_WARPS = 256
 SYNTHETIC_NOTE = ("SYNTHETIC: the outputs were computed by checker's reference model from the spec, not by a GPU. "
                   "It tests the crosscheck path only and says nothing about what hardware does.")
-FAMILIES = ("ldmatrix", "stmatrix", "movmatrix", "chain")
-_HEADER = {"source": str, "device": dict, "instruction": str, "family": str, "spec": str, "spec_sha256": str,
-           "kernel": dict, "seed": int, "blocks": list, "note": str}
+SCHEMA = "movement-dump.schema.json"
 
 
 @dataclass
@@ -54,11 +55,10 @@ def file_name(name: str) -> str:
     return name + SUFFIX
 
 
-
 def write(path: str, header: dict, arrays: dict) -> None:
-    write_json_gz(path, dict(header, format=FORMAT, version=VERSION,
-                             arrays={k: encode_array(np.asarray(v)) for k, v in arrays.items()}))
-
+    doc = dict(header, format=FORMAT, version=VERSION, arrays={k: encode_array(np.asarray(v)) for k, v in arrays.items()})
+    validator(SCHEMA, "checker.probe").validate(doc)
+    write_json_gz(path, doc)
 
 
 def read(path: str) -> Dump:
@@ -68,32 +68,15 @@ def read(path: str) -> Dump:
         raise bad(path, f"not a movement probe dump (expected \"format\": \"{FORMAT}\")")
     if doc.get("version") != VERSION:
         raise bad(path, f"dump format version {doc.get('version')!r}; this checker reads version {VERSION}")
-    for key, kind in _HEADER.items():
-        if type(doc.get(key)) is not kind:
-            raise bad(path, f"at {key}: expected a {kind.__name__}, found {type(doc.get(key)).__name__}")
-    if doc["source"] not in ("hardware", "synthetic") or doc["family"] not in FAMILIES:
-        raise bad(path, "at source / family: expected hardware or synthetic, and one of " + ", ".join(FAMILIES))
-    _blocks(path, doc["blocks"])
-    if not isinstance(doc.get("arrays"), dict):
-        raise bad(path, "at arrays: expected an object")
-    arrays = {name: decode_array(path, name, enc) for name, enc in doc["arrays"].items()}
+    schema_errors(path, doc, SCHEMA)
     warps = sum(b["count"] for b in doc["blocks"])
+    if warps > MAX_WARPS:
+        raise bad(path, f"at blocks: {warps} warps; 1 to {MAX_WARPS} expected")
+    arrays = {name: decode_array(path, name, enc) for name, enc in doc["arrays"].items()}
     for name, a in arrays.items():
         if a.shape[0] != warps:
             raise bad(path, f"at arrays.{name}: {a.shape[0]} warps, but the blocks have {warps}")
     return Dump(path, {k: v for k, v in doc.items() if k != "arrays"}, arrays)
-
-
-def _blocks(path: str, blocks: list) -> None:
-    total = 0
-    for k, b in enumerate(blocks):
-        if not (isinstance(b, dict) and isinstance(b.get("kind"), str) and type(b.get("count")) is int
-                and 1 <= b["count"] <= MAX_WARPS):
-            raise bad(path, f"at blocks.{k}: expected {{kind: text, count: 1..{MAX_WARPS}}}")
-        total += b["count"]
-    if not 1 <= total <= MAX_WARPS:
-        raise bad(path, f"at blocks: {total} warps; 1 to {MAX_WARPS} expected")
-
 
 
 def find(paths) -> list:

@@ -225,12 +225,20 @@ def crosscheck(specs: list, paths: list) -> tuple:
         else:
             pairs = [(v, spec) for v in variants(spec, path)]
         for v, s in pairs:
-            known[v.id] = (v, s)
+            known[v.id] = (v, s, path)
         by_spec.setdefault(spec.shape, path)
     results, seen, other = [], set(), 0
     for p, d in readable(paths, dumps.read, results):
         hit = known.get(d.header["variant"])
-        if hit is None or hit[0].instruction != d.header["instruction"]:
+        if hit is not None and hit[0].instruction != d.header["instruction"]:
+            # the spec's variant of that name runs another instruction: the spec was edited since
+            # the dump was recorded (b1's .and.popc), or the dump's header contradicts itself
+            results.append(Result(hit[2], None, "predicts", REFUTED, location=f"{p}:1:1", subject=d.header["variant"],
+                                  message=f"the dump names {d.header['variant']} but ran {d.header['instruction']}; "
+                                          f"that variant runs {hit[0].instruction} (re-record or delete the dump)",
+                                  detail={"dump": p, "source": d.header["source"]}))
+            continue
+        if hit is None:
             shape = "m64nNk" + d.header["variant"].split(".")[0].split("k")[-1] + (".sp" if ".sp." in d.header["variant"] else "")
             if shape in by_spec:
                 results.append(Result(by_spec[shape], None, "predicts", REFUTED, location=f"{p}:1:1",

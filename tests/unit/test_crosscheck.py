@@ -148,6 +148,11 @@ def _good_doc():
      "Additional properties are not allowed ('extra' was unexpected)"),
     ("bad-source", lambda p: _write_gz(p, json.dumps(dict(_good_doc(), source="gpu")).encode()),
      "at source: 'gpu' is not one of ['hardware', 'synthetic']"),
+    ("variant-not-its-instruction", lambda p: _write_gz(p, json.dumps(dict(_good_doc(), variant="row.col.f32.f16.f16.f32")).encode()),
+     "at instruction: mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64, but the dump's shape and variant name "
+     "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32"),
+    ("shape-not-its-instruction", lambda p: _write_gz(p, json.dumps(dict(_good_doc(), shape="m16n8k4")).encode()),
+     "but the dump's shape and variant name mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64"),
     ("short-data", lambda p: _write_gz(p, json.dumps(_shorten(_good_doc())).encode()),
      "registers.D holds"),
     ("bomb", lambda p: _write_gz(p, b" " * (dump.MAX_EXPANDED + 10)), "expands to more than 64 MiB"),

@@ -79,7 +79,7 @@ def test_triton_export_at_a_non_power_of_two_n_is_refused_with_the_reason(run, n
     r = run("export", _spec("m64nNk16"), "--fragment", f"D.float[N={n}]", "--to", "triton")
     assert r.code == 2 and r.out == ""
     assert "Traceback" not in r.err
-    assert f"specs/m64nNk16.yaml:" in r.err and f"D.float[N={n}]" in r.err
+    assert "specs/m64nNk16.yaml:" in r.err and f"D.float[N={n}]" in r.err
     assert "need power-of-two dimensions" in r.err and f"a 64x{n} matrix with {n // 2} elements" in r.err
     assert "D.float[N=8], D.float[N=16], D.float[N=32], D.float[N=64], D.float[N=128], D.float[N=256]" in r.err
     assert "--to cute, cpp and python take it" in r.err

@@ -115,7 +115,7 @@ def _strings(value):
             yield from _strings(v)
 
 
-def _agree(value, schema="spec.schema.json"):
+def _agree(value, schema="spec.schema.json", package="checker.spec"):
     """Never passes what the stock validator rejects; rejects what it passes only for a string
     ending in a newline."""
     from jsonschema import Draft202012Validator
@@ -124,10 +124,11 @@ def _agree(value, schema="spec.schema.json"):
 
     if not isinstance(value, dict):
         return None
-    ours = not any(True for _ in validation.validator(schema).iter_errors(value))
-    stock = Draft202012Validator(validation.schema(schema)).is_valid(value)
+    ours = not any(True for _ in validation.validator(schema, package).iter_errors(value))
+    stock = Draft202012Validator(validation.schema(schema, package)).is_valid(value)
     assert ours == stock or (not ours and any(s.endswith("\n") for s in _strings(value))), value
-    assert validation.valid(value, schema) == ours, value  # the gate (jsonschema-rs) and the explainer agree
+    # the gate (jsonschema-rs) and the explainer agree
+    assert validation.valid(value, schema, package) == ours, value
     return ours
 
 
@@ -170,6 +171,122 @@ def test_the_structure_check_is_json_schemas_on_every_spec_and_bad_case():
         if isinstance(doc.value, dict):
             seen[_agree(doc.value, schema)] += 1
     assert seen[True] > 20 and seen[False] > 10, seen  # both verdicts are among the compared files
+
+
+# The probe's three dump formats, each schema-checked the same two ways (checker/probe/dump.py):
+# a committed dump of each, with one subtree replaced.
+def _committed_dumps() -> dict:
+    import gzip
+    import json
+
+    where = os.path.join(os.path.dirname(SPECS), "reports", "synthetic")
+    picks = {"m8n8k4.row.col.f64.f64.f64.f64.dump.json.gz": "dump.schema.json",
+             "m64n8k32.sp.f32.f16.f16.a_registers.wgmma.json.gz": "wgmma-dump.schema.json",
+             "ldmatrix.m8n16.x2.b8x16.b4x16_p64.movement.json.gz": "movement-dump.schema.json",
+             "ldmatrix-x4-x2.trans-into-mma.m16n8k16.movement.json.gz": "movement-dump.schema.json"}
+    out = {}
+    for name, schema in picks.items():
+        with gzip.open(os.path.join(where, name), "rt") as fh:
+            out[name] = (schema, json.load(fh))
+    return out
+
+
+_DUMPS = _committed_dumps()
+_DUMP_PATHS = [(name, path) for name, (_, doc) in _DUMPS.items() for path in list(_paths(doc))[1:]]
+
+
+def test_the_dump_schemas_are_json_schema_and_pass_what_the_probe_writes():
+    from jsonschema import Draft202012Validator
+
+    from checker.spec import validation
+
+    for name, (schema, doc) in _DUMPS.items():
+        Draft202012Validator.check_schema(validation.schema(schema, "checker.probe"))
+        assert _agree(doc, schema, "checker.probe") is True, name
+
+
+@FUZZ
+@given(st.sampled_from(_DUMP_PATHS), _TREE)
+@example(("ldmatrix.m8n16.x2.b8x16.b4x16_p64.movement.json.gz", ("family",)), "stmatrix")
+@example(("ldmatrix.m8n16.x2.b8x16.b4x16_p64.movement.json.gz", ("blocks", 0, "kind")), "row-code#0\n")
+def test_the_dump_schemas_are_decided_alike_by_both_validators(where, tree):
+    import copy
+
+    name, path = where
+    schema, doc = _DUMPS[name]
+    doc = copy.deepcopy(doc)
+    node = doc
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = tree
+    _agree(doc, schema, "checker.probe")
+
+
+# Hostile dumps end the same way as hostile specs: every committed dump, mutated a few times
+# (a hostile value, a key dropped, an array's base64 cut or altered, a number moved, a value taken
+# from another dump at the same place), then crosschecked in process: exit 0, 1 or 3, a located
+# message whenever it is not 0, never a traceback.
+_HOSTILE = [0, -1, 1, 31, 32, 33, 255, 256, 2**31, 2**63, 10**30, 1.5, None, True, "", "x" * 3000, "\u202e",
+            [], {}, [0], [4, 32], [2**40, 2], "AAAA", "!!!!", "../../etc/passwd", "/dev/zero", "hardware"]
+
+
+def _mutated_dump(rng, trees: dict, name: str):
+    import copy
+
+    doc = copy.deepcopy(trees[name])
+    for _ in range(rng.randint(1, 3)):
+        path = rng.choice([p for p in _paths(doc) if p][:400])
+        parent, key = doc, path[-1]
+        for k in path[:-1]:
+            parent = parent[k]
+        value, op = parent[key], rng.random()
+        if op < 0.35:
+            parent[key] = copy.deepcopy(rng.choice(_HOSTILE))
+        elif op < 0.5 and isinstance(parent, dict):
+            del parent[key]
+        elif op < 0.65 and isinstance(value, str) and len(value) > 8:
+            at = rng.randrange(len(value))
+            parent[key] = value[:at] if rng.random() < 0.5 else value[:at] + rng.choice("A/+=9z-_!") + value[at + 1:]
+        elif op < 0.8 and type(value) is int:
+            parent[key] = value + rng.choice([-1, 1, 7, -value, value])
+        else:
+            other = trees[rng.choice(sorted(trees))]
+            try:
+                for k in path:
+                    other = other[k]
+                parent[key] = copy.deepcopy(other)
+            except (KeyError, IndexError, TypeError):
+                parent[key] = copy.deepcopy(rng.choice(_HOSTILE))
+    return doc
+
+
+def test_mutated_dumps_end_in_a_located_verdict_never_a_traceback(run, tmp_path):
+    import gzip
+    import json
+
+    where = os.path.join(os.path.dirname(SPECS), "reports", "synthetic")
+    trees = {}
+    for name in sorted(os.listdir(where)):
+        if name.endswith(".json.gz"):
+            with gzip.open(os.path.join(where, name), "rt") as fh:
+                trees[name] = json.load(fh)
+    seen = set()
+    for k in range(80):
+        rng = random.Random(f"dumps:{k}")
+        name = rng.choice(sorted(trees))
+        doc = _mutated_dump(rng, trees, name)
+        spec = trees[name]["spec"]
+        spec = spec["file"] if isinstance(spec, dict) else spec
+        folder = tmp_path / str(k)
+        folder.mkdir()
+        with gzip.open(folder / name, "wt") as fh:
+            json.dump(doc, fh)
+        r = run("crosscheck", os.path.join(os.path.dirname(SPECS), spec), "--dumps", str(folder))
+        assert r.code in (0, 1, 3) and "Traceback" not in r.out + r.err, (k, r.out + r.err)
+        if r.code:
+            assert f"{folder / name}:1:1: error" in r.out, (k, r.out)
+        seen.add(r.code)
+    assert {0, 3} <= seen, seen  # the mutations reach both ends: refused, and harmless (a label changed)
 
 
 def test_a_final_newline_does_not_pass_a_pattern(tmp_path):

@@ -206,7 +206,18 @@ def test_a_wrong_d_of_the_chain_is_located_at_the_composition(synthetic, tmp_pat
 @pytest.mark.parametrize("change, message", [
     (lambda doc: doc.update(format="x"), "not a movement probe dump"),
     (lambda doc: doc.update(version=2), "format version 2"),
-    (lambda doc: doc.update(seed="0"), "at seed: expected a int"),
+    (lambda doc: doc.update(seed="0"), "at seed: '0' is not of type 'integer'"),
+    (lambda doc: doc.update(extra=1), "Additional properties are not allowed ('extra' was unexpected)"),
+    (lambda doc: doc["kernel"].update(target=90), "at kernel.target: 90 is not of type 'string'"),
+    (lambda doc: doc["kernel"].update(ptx_sha256="x"), "at kernel.ptx_sha256: 'x' does not match"),
+    (lambda doc: doc["device"].update(sm="90"), "at device.sm: '90' is not of type"),
+    # the code pairs are found by their kind: a renamed one would drop its cells from the check
+    (lambda doc: doc["blocks"][0].update(kind="row-codes#0"), "at blocks.0.kind: 'row-codes#0' does not match"),
+    (lambda doc: doc["arrays"].update(extra=doc["arrays"]["addresses"]),
+     "at arrays: 'extra' is not one of ['image', 'addresses', 'registers_out']"),
+    (lambda doc: doc["arrays"].pop("registers_out"), "at arrays: 'registers_out' is a required property"),
+    (lambda doc: doc.update(instruction="stmatrix.sync.aligned.m8n8.x2.shared.b16"),
+     "at instruction: 'stmatrix.sync.aligned.m8n8.x2.shared.b16' does not match '^ldmatrix"),
     (lambda doc: doc["arrays"]["addresses"].update(data="!!"), "arrays.addresses.data is not base64"),
     (lambda doc: doc["arrays"]["addresses"].update(shape=[8, 31]), "holds 1024 bytes, not the [8, 31]"),
     (lambda doc: doc["blocks"].append({"kind": "random", "count": 1}), "8 warps, but the blocks have 9"),
@@ -409,7 +420,10 @@ def test_the_device_path_writes_a_hardware_dump(subjects, tmp_path, monkeypatch,
         def describe(self):
             return {"name": "fake driver (a test)", "sm": 90}
 
-    monkeypatch.setattr(movement_run, "kernel", lambda subject, target: ({"name": subject.kernel}, None, "ptx"))
+    # the header kernel() gives where there is no ptxas (the dump is schema-checked when written)
+    head = {"name": s.kernel, "target": "sm_90", "ptx_version": "8.7", "ptx_sha256": "0" * 64, "assembler": None,
+            "sass": None}
+    monkeypatch.setattr(movement_run, "kernel", lambda subject, target: (head, None, "ptx"))
     path = movement_run.record(s, str(tmp_path), "sm_90", 0, FakeDevice())
     assert movement_dump.read(path).header["source"] == "hardware"
     results, stats = crosscheck(subjects, [path])

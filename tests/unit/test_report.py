@@ -363,7 +363,7 @@ def _broken_hardware(src_name, dst_dir, change):
     ("m16n8k16", "m16n8k16.row.col.f32.bf16.bf16.f32.dump.json.gz",
      lambda d: d["registers"]["A"].update(data="!!!notbase64"), "registers.A.data is not base64"),
     ("ldmatrix.m8n8", "ldmatrix.m8n8.x1.b16.movement.json.gz",
-     lambda d: d["arrays"]["image"].update(dtype="u16"), "at arrays.image: expected {dtype"),
+     lambda d: d["arrays"]["image"].update(dtype="u16"), "at arrays.image.dtype: 'u16' is not one of ['u8', 'u32']"),
     ("m64nNk16", "m64n24k16.f16.f16.f16.a_shared.wgmma.json.gz",
      lambda d: d.update(seed=-1), "at seed: -1 is less than the minimum"),
 ])

@@ -7,8 +7,6 @@ import dataclasses
 import glob
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 

@@ -197,6 +197,26 @@ def test_a_malformed_dump_is_a_located_error(synthetic, tmp_path, change, messag
     assert f"{path}:1:1: error (malformed)" in out and message in out and "Traceback" not in out + err
 
 
+@pytest.mark.parametrize("field,value", [
+    ("instruction", "wgmma.mma_async.sync.aligned.m64n8k8.f16.tf32.tf32"),  # another instruction, same variant
+    ("variant", "m64n16k8.f32.tf32.tf32.a_registers"),  # a variant the spec has, which runs another instruction
+])
+def test_a_dump_whose_variant_runs_another_instruction_says_both(synthetic, tmp_path, field, value):
+    """Matched by its variant, a dump that ran another instruction is not checked against it: the
+    spec's variant of that name runs its own, and the message names the three."""
+    src = _one(synthetic, "m64n8k8.f32.tf32.tf32.a_registers")
+    with gzip.open(src, "rt") as fh:
+        doc = json.load(fh)
+    doc[field] = value
+    path = tmp_path / os.path.basename(src)
+    with gzip.open(path, "wt") as fh:
+        json.dump(doc, fh)
+    code, out, err = run("crosscheck", "specs/m64nNk8.yaml", "--dumps", str(path))
+    assert code == 1, out + err
+    assert (f"{path}:1:1: error: predicts {doc['variant']}: the dump names {doc['variant']} but ran "
+            f"{doc['instruction']}; that variant runs wgmma.mma_async.sync.aligned.{doc['variant'].rsplit('.', 1)[0]}") in out
+
+
 def test_a_dump_that_is_not_gzip_or_too_large_is_refused(tmp_path, monkeypatch):
     bad = tmp_path / "x.wgmma.json.gz"
     bad.write_bytes(b"not gzip")
