@@ -17,7 +17,7 @@ def add(sub) -> None:
 
 
 def run(args, out, err) -> int:
-    from checker.spec.load import schema
+    from checker.spec.validation import schema
 
     json.dump(schema(), out, indent=2)
     out.write("\n")

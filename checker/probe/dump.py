@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from checker.errors import SourceSpan, SpecError, UsageError
-from checker.spec.load import validator
-from checker.spec.validation import explained, valid
+from checker.spec.validation import explained, valid, validator
 
 FORMAT = "ptx-fragment-checker/probe-dump"
 VERSION = 1

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from checker.probe.dump import bad, decode_array, encode_array, read_json_gz, schema_errors, write_json_gz
-from checker.spec.load import validator
+from checker.spec.validation import validator
 
 FORMAT = "ptx-fragment-checker/movement-dump"
 VERSION = 1

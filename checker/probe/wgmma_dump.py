@@ -54,7 +54,7 @@ def file_name(variant_id: str) -> str:
 
 
 def write(path: str, header: dict, arrays: dict) -> None:
-    from checker.spec.load import validator
+    from checker.spec.validation import validator
 
     doc = dict(header, format=FORMAT, version=VERSION, arrays={k: encode_array(np.asarray(v)) for k, v in arrays.items()})
     validator("wgmma-dump.schema.json", "checker.probe").validate(doc)

@@ -13,7 +13,6 @@ from checker import source
 from checker.recording import read_regular
 from checker.spec import errata, layouts, model, provenance, yamlload
 from checker.spec.structure import check_structure
-from checker.spec.validation import schema, validator  # noqa: F401 - read from here too (commands/schema.py, probe/dump.py)
 
 SCHEMA_ID = "ptx-fragment-checker/1"
 MAX_DIM = 1024

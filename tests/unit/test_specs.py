@@ -9,7 +9,8 @@ import pytest
 
 from conftest import DOCUMENT, SPECS
 
-from checker.spec.load import load_spec, schema
+from checker.spec.load import load_spec
+from checker.spec.validation import schema
 
 SPEC_FILES = sorted(glob.glob(os.path.join(SPECS, "m[0-9]*.yaml")))  # mma, mma.sp and wgmma: one file per shape
 # ldmatrix, stmatrix, movmatrix (file = instruction.shape): their words are checked in test_ldmatrix.py
