@@ -163,7 +163,9 @@ def schema_errors(path: str, doc: dict, schema_name: str) -> None:
         raise bad(path, "the dump does not match its schema")
     e = min(errors, key=lambda e: [str(p) for p in e.absolute_path])
     where = ".".join(str(p) for p in e.absolute_path) or "the top"
-    raise bad(path, f"at {where}: {e.message[:300]}")
+    # jsonschema words a failed `not` as "should not be valid under ...": the schema says why instead
+    said = e.schema.get("description") if e.validator == "not" and isinstance(e.schema, dict) else None
+    raise bad(path, f"at {where}: {said}, found {e.instance!r:.200}" if said else f"at {where}: {e.message[:300]}")
 
 
 def _not_json(name: str):

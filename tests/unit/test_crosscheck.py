@@ -166,6 +166,39 @@ def test_malformed_dumps_are_located_errors(run, tmp_path, name, make, expect):
     assert "Traceback" not in r.out + r.err
 
 
+@pytest.mark.parametrize("name,spec", [
+    ("m8n8k16.row.col.s32.u8.s8.s32.dump.json.gz", "m8n8k16"),
+    ("m64n8k8.f32.tf32.tf32.a_registers.wgmma.json.gz", "m64nNk8"),
+    ("ldmatrix.m8n8.x2.b16.movement.json.gz", "ldmatrix.m8n8"),
+])
+def test_a_synthetic_dump_relabelled_hardware_is_refused(run, tmp_path, name, spec):
+    """Its source alone changed, a synthetic dump counted as the hardware agreeing with the spec.
+    Each format's schema ties the source to the device and the note: the relabelled one is
+    malformed; with a GPU's device and a note of its own it counts as hardware."""
+    with gzip.open(os.path.join(SYNTHETIC, name), "rt") as fh:
+        doc = json.load(fh)
+    doc["source"] = "hardware"
+    path = tmp_path / "relabelled" / name
+    path.parent.mkdir()
+    _write_gz(str(path), json.dumps(doc).encode())
+    r = run("crosscheck", f"specs/{spec}.yaml", "--dumps", str(path.parent))
+    assert r.code == 3, r.out + r.err
+    assert (f"{path}:1:1: error (malformed): dump: at device.name: a hardware dump names the GPU it ran on, "
+            f"not the reference model, found 'reference model") in r.out
+    doc["device"] = dict(doc["device"], name="NVIDIA H100 80GB HBM3", sm=90)
+    _write_gz(str(path), json.dumps(doc).encode())
+    r = run("crosscheck", f"specs/{spec}.yaml", "--dumps", str(path.parent))
+    assert r.code == 3 and "at note: a hardware dump's note is not the synthetic one, found \"SYNTHETIC: " in r.out
+    doc["note"] = "the outputs came back from the device named here"
+    _write_gz(str(path), json.dumps(doc).encode())
+    r = run("crosscheck", f"specs/{spec}.yaml", "--dumps", str(path.parent))
+    assert r.code == 0 and "(1 hardware, 0 synthetic" in r.out, r.out + r.err
+    doc["source"] = "synthetic"  # and the other way: a GPU's dump is not synthetic
+    _write_gz(str(path), json.dumps(doc).encode())
+    r = run("crosscheck", f"specs/{spec}.yaml", "--dumps", str(path.parent))
+    assert r.code == 3 and "at device.name: 'NVIDIA H100 80GB HBM3' does not match '^reference model'" in r.out
+
+
 def _shorten(doc):
     doc["registers"]["D"]["data"] = doc["registers"]["D"]["data"][:-8]
     return doc

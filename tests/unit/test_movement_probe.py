@@ -328,8 +328,9 @@ def test_hardware_dumps_that_agree_are_counted_per_form(synthetic, tmp_path):
 
     d = movement_dump.read(os.path.join(synthetic[0], "ldmatrix.m8n8.x4.b16" + movement_dump.SUFFIX))
     header = {k: v for k, v in d.header.items() if k not in ("format", "version")}
-    movement_dump.write(str(tmp_path / ("x4" + movement_dump.SUFFIX)), dict(header, source="hardware",
-                                                                           note="relabelled by a test"), d.arrays)
+    movement_dump.write(str(tmp_path / ("x4" + movement_dump.SUFFIX)),
+                        dict(header, source="hardware", note="relabelled by a test",
+                             device={"name": "a test's device", "sm": 90}), d.arrays)
     counts, agreeing = hardware_agreement(PATHS, str(tmp_path))
     assert (counts, agreeing) == ({("movement", "ldmatrix.m8n8.x4.b16"): 1}, 1)
     assert hardware_agreement(PATHS, synthetic[0]) == ({}, 0)

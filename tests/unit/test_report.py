@@ -289,6 +289,14 @@ def test_isa_coverage_counts(report_dir):
     assert all(r["instruction"] in ("mma", "mma.sp") for r in data)
 
 
+def _hardware_header(d):
+    """What a GPU's run writes where a synthetic dump says "reference model": a device with its sm,
+    and a note of its own (the schemas refuse a synthetic dump whose source alone was changed)."""
+    d["source"] = "hardware"
+    d["note"] = "relabelled by a test"
+    d["device"] = dict(d["device"], name="a test's device", sm=90)
+
+
 def _as_hardware(src, dst_dir):
     """A synthetic dump relabelled as hardware: what `checker probe` on a GPU would write when the
     GPU agrees."""
@@ -297,8 +305,7 @@ def _as_hardware(src, dst_dir):
 
     with gzip.open(src, "rt") as fh:
         d = json.load(fh)
-    d["source"] = "hardware"
-    d["note"] = "relabelled by a test"
+    _hardware_header(d)
     dst = os.path.join(dst_dir, os.path.basename(src))
     with gzip.open(dst, "wt") as fh:
         json.dump(d, fh)
@@ -351,7 +358,7 @@ def _broken_hardware(src_name, dst_dir, change):
 
     with gzip.open(os.path.join(ROOT, "reports", "synthetic", src_name), "rt") as fh:
         d = json.load(fh)
-    d["source"] = "hardware"
+    _hardware_header(d)
     change(d)
     dst = os.path.join(dst_dir, src_name)
     with gzip.open(dst, "wt") as fh:
