@@ -155,17 +155,57 @@ def read_json_gz(path: str, max_compressed: int, max_expanded: int):
 
 def schema_errors(path: str, doc: dict, schema_name: str) -> None:
     """A SpecError for a dump the schema rejects: jsonschema-rs decides (fast, and it stops at
-    maxItems), jsonschema explains with the first of a bounded few errors in path order."""
+    maxItems), jsonschema explains with the first of a bounded few errors in path order. Then what
+    no schema says, the same for every format: integers written as floats, and the source against
+    the device and the note."""
     if valid(doc, schema_name, "checker.probe"):
+        _integers(path, doc)
+        _provenance(path, doc)
         return
     errors = explained(doc, schema_name, "checker.probe")
     if not errors:  # the two implementations disagree: say so rather than pass the dump
         raise bad(path, "the dump does not match its schema")
     e = min(errors, key=lambda e: [str(p) for p in e.absolute_path])
     where = ".".join(str(p) for p in e.absolute_path) or "the top"
-    # jsonschema words a failed `not` as "should not be valid under ...": the schema says why instead
-    said = e.schema.get("description") if e.validator == "not" and isinstance(e.schema, dict) else None
-    raise bad(path, f"at {where}: {said}, found {e.instance!r:.200}" if said else f"at {where}: {e.message[:300]}")
+    raise bad(path, f"at {where}: {e.message[:300]}")
+
+
+def _integers(path: str, doc) -> None:
+    """JSON Schema's "integer" takes `4.0`, which then reached a slice or range() as a float (a
+    traceback). No dump schema takes a number that is not an integer, so in a dump that passed its
+    schema every float stands where an integer goes: the first one is the error (as in specs:
+    checker/spec/structure.py)."""
+    stack = [((), doc)]
+    while stack:
+        at, value = stack.pop()
+        if isinstance(value, float):
+            raise bad(path, f"at {'.'.join(map(str, at)) or 'the top'}: expected an integer, found {value!r}")
+        if isinstance(value, dict):
+            stack.extend((at + (k,), v) for k, v in sorted(value.items(), reverse=True))
+        elif isinstance(value, list):
+            stack.extend((at + (k,), v) for k, v in reversed(list(enumerate(value))))
+
+
+def _provenance(path: str, doc: dict) -> None:
+    """The source agrees with the device and the note: a synthetic dump whose source alone was
+    changed to hardware would count as the hardware agreeing with the spec."""
+    name, sm, note = doc["device"]["name"], doc["device"]["sm"], doc["note"]
+    model = name.startswith("reference model")
+    if doc["source"] == "hardware":
+        if model:
+            raise bad(path, f"at device.name: a hardware dump names the GPU it ran on, not the reference model, "
+                            f"found {name!r}")
+        if sm is None:
+            raise bad(path, "at device.sm: a hardware dump gives its GPU's sm, found none")
+        if note.startswith("SYNTHETIC"):
+            raise bad(path, f"at note: a hardware dump's note is not the synthetic one, found {note!r:.200}")
+        return
+    if not model:
+        raise bad(path, f"at device.name: a synthetic dump names the reference model, found {name!r}")
+    if sm is not None:
+        raise bad(path, f"at device.sm: a synthetic dump ran on no GPU, found sm {sm!r}")
+    if not note.startswith("SYNTHETIC: "):
+        raise bad(path, f"at note: a synthetic dump carries the synthetic note, found {note!r:.200}")
 
 
 def _not_json(name: str):

@@ -56,7 +56,8 @@ def file_name(name: str) -> str:
 
 
 def write(path: str, header: dict, arrays: dict) -> None:
-    doc = dict(header, format=FORMAT, version=VERSION, arrays={k: encode_array(np.asarray(v)) for k, v in arrays.items()})
+    doc = dict(header, format=FORMAT, version=VERSION,
+               arrays={k: encode_array(np.asarray(v)) for k, v in arrays.items()})
     validator(SCHEMA, "checker.probe").validate(doc)
     write_json_gz(path, doc)
 

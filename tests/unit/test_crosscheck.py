@@ -153,6 +153,9 @@ def _good_doc():
      "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32"),
     ("shape-not-its-instruction", lambda p: _write_gz(p, json.dumps(dict(_good_doc(), shape="m16n8k4")).encode()),
      "but the dump's shape and variant name mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64"),
+    # JSON Schema's "integer" takes 4.0: it reached a slice as a float (a TypeError, a traceback)
+    ("integral-float", lambda p: _write_gz(p, json.dumps(_count_as_float(_good_doc())).encode()),
+     "at patterns.0.count: expected an integer, found 32.0"),
     ("short-data", lambda p: _write_gz(p, json.dumps(_shorten(_good_doc())).encode()),
      "registers.D holds"),
     ("bomb", lambda p: _write_gz(p, b" " * (dump.MAX_EXPANDED + 10)), "expands to more than 64 MiB"),
@@ -196,7 +199,12 @@ def test_a_synthetic_dump_relabelled_hardware_is_refused(run, tmp_path, name, sp
     doc["source"] = "synthetic"  # and the other way: a GPU's dump is not synthetic
     _write_gz(str(path), json.dumps(doc).encode())
     r = run("crosscheck", f"specs/{spec}.yaml", "--dumps", str(path.parent))
-    assert r.code == 3 and "at device.name: 'NVIDIA H100 80GB HBM3' does not match '^reference model'" in r.out
+    assert r.code == 3 and "at device.name: a synthetic dump names the reference model, found 'NVIDIA H100 80GB HBM3'" in r.out
+
+
+def _count_as_float(doc):
+    doc["patterns"][0]["count"] = float(doc["patterns"][0]["count"])
+    return doc
 
 
 def _shorten(doc):

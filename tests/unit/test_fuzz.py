@@ -226,7 +226,7 @@ def test_the_dump_schemas_are_decided_alike_by_both_validators(where, tree):
 # (a hostile value, a key dropped, an array's base64 cut or altered, a number moved, a value taken
 # from another dump at the same place), then crosschecked in process: exit 0, 1 or 3, a located
 # message whenever it is not 0, never a traceback.
-_HOSTILE = [0, -1, 1, 31, 32, 33, 255, 256, 2**31, 2**63, 10**30, 1.5, None, True, "", "x" * 3000, "\u202e",
+_HOSTILE = [0, -1, 1, 31, 32, 33, 255, 256, 2**31, 2**63, 10**30, 1.5, 1.0, 32.0, None, True, "", "x" * 3000, "\u202e",
             [], {}, [0], [4, 32], [2**40, 2], "AAAA", "!!!!", "../../etc/passwd", "/dev/zero", "hardware"]
 
 
@@ -248,7 +248,7 @@ def _mutated_dump(rng, trees: dict, name: str):
             at = rng.randrange(len(value))
             parent[key] = value[:at] if rng.random() < 0.5 else value[:at] + rng.choice("A/+=9z-_!") + value[at + 1:]
         elif op < 0.8 and type(value) is int:
-            parent[key] = value + rng.choice([-1, 1, 7, -value, value])
+            parent[key] = rng.choice([value - 1, value + 1, value + 7, -value, 2 * value, float(value)])
         else:
             other = trees[rng.choice(sorted(trees))]
             try:

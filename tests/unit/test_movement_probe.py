@@ -208,6 +208,7 @@ def test_a_wrong_d_of_the_chain_is_located_at_the_composition(synthetic, tmp_pat
     (lambda doc: doc.update(version=2), "format version 2"),
     (lambda doc: doc.update(seed="0"), "at seed: '0' is not of type 'integer'"),
     (lambda doc: doc.update(extra=1), "Additional properties are not allowed ('extra' was unexpected)"),
+    (lambda doc: doc["blocks"][0].update(count=1.0), "at blocks.0.count: expected an integer, found 1.0"),
     (lambda doc: doc["kernel"].update(target=90), "at kernel.target: 90 is not of type 'string'"),
     (lambda doc: doc["kernel"].update(ptx_sha256="x"), "at kernel.ptx_sha256: 'x' does not match"),
     (lambda doc: doc["device"].update(sm="90"), "at device.sm: '90' is not of type"),

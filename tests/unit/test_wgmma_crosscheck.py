@@ -180,6 +180,7 @@ def test_an_image_laid_out_without_its_swizzle_is_caught(synthetic, tmp_path):
     (lambda doc: doc["blocks"].append({"kind": "onehot", "count": 1}), "at blocks.5.kind"),
     (lambda doc: doc["arrays"]["d_out"].update(data="!!"), "arrays.d_out.data is not base64"),
     (lambda doc: doc["blocks"][4].update(count=3), "at arrays.a: 6 CTAs, but the blocks have 7"),
+    (lambda doc: doc.update(n=8.0), "at n: expected an integer, found 8.0"),
     (lambda doc: doc["arrays"]["d_out"].update(shape=[5, 128, 4]), "holds 12288 bytes, not the [5, 128, 4]"),
     (lambda doc: doc["arrays"]["a"].update(shape=[6, 128, 3]), "holds 12288 bytes, not the [6, 128, 3]"),
     (lambda doc: doc.update(descriptor_high="0x0000001000008000"), "descriptor_high 0x0000001000008000"),
