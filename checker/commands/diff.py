@@ -47,7 +47,10 @@ def run(args, out, err) -> int:
             raise UsageError("diff takes OLD NEW (two spec files), or --base REV [PATH...]")
         for p in args.paths:
             if not os.path.isfile(p):
-                raise UsageError(f"no such file: {p}")
+                # a folder or a device given as OLD or NEW exists: "no such file" sent the user looking
+                # for a typo
+                raise UsageError(f"not a spec file: {p} (a folder or a special file)" if os.path.exists(p)
+                                 else f"no such file: {p}")
         diffs = flatten([diff_pair(args.paths[0], args.paths[1], args.jobs)])
     if args.format == "json":
         report = json.dumps(render.as_json(diffs), indent=1) + "\n"

@@ -13,6 +13,11 @@ folder given holds an `untranscribed.yaml` (the catalogue, `specs/`), those of e
 the document. A listed figure that a spec transcribes, or that the document does not print there,
 is an error too, so the list cannot go stale. Files of no known version (the plain-text seeds) are
 passed over: the versioned chapters print the same sections.
+
+The same holds for the sentences that give an operand's fragments as another shape's ("Matrix
+fragments for accumulators C and D are the same as in case of ..."): in every section and version a
+spec transcribes, each must be a `same_as` entry of that section. Deleting one left its operands
+with no fragment, and nothing else noticed (its own field check went with it).
 """
 from __future__ import annotations
 
@@ -34,6 +39,9 @@ _TXT_CAPTION = re.compile(r"Figure (\d+) (?=\S)")
 _FIGURE = re.compile(r"Figure (\d+)\Z")
 _SECTION = re.compile(r"\d+(?:\.\d+)+\Z")
 _VERSION = re.compile(r"\d+\.\d+\Z")
+# the sentence's subject, up to the verb: "multiplicand B and accumulators C and D" (9.1 wraps the
+# sentence after "in case of", never inside the subject; a bullet or none before it)
+_SAME_AS = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?Matrix fragments for ([^.\n]*?) (?:are|is) the same as\b", re.M)
 _KEYS = ("versions", "figures", "reason")
 MAX_ENTRIES = 500
 MAX_SIBLINGS = 1000  # spec files read beside one given (the catalogue: 24)
@@ -58,6 +66,7 @@ class Section:
     versions: tuple
     span: SourceSpan  # its `section:`
     versions_span: SourceSpan  # its `versions:` (the section where it has none)
+    said: tuple = ()  # the subject of each of its same_as entries' sentences (same_as_subject)
 
 
 @dataclass(frozen=True)
@@ -97,6 +106,43 @@ def printed(doc) -> list:
     return out
 
 
+@dataclass(frozen=True)
+class Sentence:
+    """A "Matrix fragments for ... are the same as ..." sentence of a section in a version."""
+
+    section: str
+    version: str
+    subject: str  # "multiplicand B and accumulators C and D", whitespace and markup collapsed
+    span: SourceSpan
+
+
+def same_as_subject(text: str) -> str | None:
+    m = _SAME_AS.match(text.replace("`", "").replace("*", ""))
+    return " ".join(m.group(1).split()) if m else None
+
+
+def sentences(doc) -> list:
+    """Every same-as sentence of the document's files of a known version, outside code blocks."""
+    out = []
+    for f in doc.files:
+        if f.version is None:
+            continue
+        fenced, in_code, at = [], False, 0
+        for raw in f.text.split("\n"):
+            if nm.FENCE.match(raw):
+                in_code = not in_code
+            elif in_code:
+                fenced.append(at)
+            at += len(raw) + 1
+        code = frozenset(fenced)
+        for m in _SAME_AS.finditer(f.text):
+            section = f.section_at(m.start())
+            if section and m.start() not in code:
+                line = f.text.count("\n", 0, m.start()) + 1
+                out.append(Sentence(section, f.version, same_as_subject(m.group(0)), SourceSpan(f.path, line, 1)))
+    return out
+
+
 def claims(path: str, loaded: yamlload.Document | None = None) -> tuple:
     """([Figure], [Section]): every figure a spec file transcribes, in each version its section
     names, and its sections (as the file is written: the spec has been through the gate;
@@ -108,8 +154,10 @@ def claims(path: str, loaded: yamlload.Document | None = None) -> tuple:
         if not isinstance(sec, dict):
             continue
         number, versions = str(sec.get("section")), tuple(map(str, sec.get("versions") or ()))
+        said = tuple(same_as_subject(str(x.get("printed", ""))) for x in sec.get("same_as") or []
+                     if isinstance(x, dict))
         sections.append(Section(number, versions, spec.span(("sections", s, "section")),
-                                spec.span(("sections", s, "versions"))))
+                                spec.span(("sections", s, "versions")), tuple(x for x in said if x)))
         for key in ("fragments", "layouts", "figures_only"):
             for f, frag in enumerate(sec.get(key) or []):
                 for k, fig in enumerate((frag.get("figures") or []) if isinstance(frag, dict) else []):
@@ -254,12 +302,28 @@ def check(doc, claimed: list, sections: list, entries: list, lists: list, everyt
             shown = ", ".join(map(str, there)) if there else "none"
             out.append((e.span, f"the document prints no Figure {e.figure} in section {e.section} of PTX ISA "
                                 f"{e.version} (the figures it prints there: {shown})"))
+    out += _unsaid(doc, sections, numbers)
     transcribed = in_scope & set(by_key)
     listed_keys = (in_scope & set(listed_at)) - transcribed
     counts = {"scope": "document" if everything else "sections transcribed", "printed": len(in_scope),
               "transcribed": len(transcribed), "listed": len(listed_keys),
               "neither": len(in_scope - transcribed - listed_keys)}
     return sorted(out, key=lambda o: (o[0].file, o[0].line, o[0].col, o[1])), counts
+
+
+def _unsaid(doc, sections: list, numbers: set) -> list:
+    """[(span, message)] for each same-as sentence of a section in scope, in a version a spec's
+    section of that number claims, that none of those sections transcribes as a same_as entry."""
+    out = []
+    for p in sentences(doc):
+        mine = [sec for sec in sections if sec.number == p.section and p.version in sec.versions]
+        if p.section not in numbers or not mine or any(p.subject in sec.said for sec in mine):
+            continue
+        out.append((mine[0].span, f"section {p.section} in PTX ISA {p.version} says that the fragments for {p.subject} "
+                                  f"are the same as another shape's (printed at {p.span}), and no same_as entry of the "
+                                  "section transcribes it: transcribe it (its operands, the sentence, the fragments "
+                                  "it names)"))
+    return out
 
 
 def _why(p: Figure, sections: list) -> tuple:

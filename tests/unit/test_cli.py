@@ -164,6 +164,10 @@ def test_usage_errors(run):
     assert r.code == 2 and "nothing was checked" in r.err
     r = run("eval", M256, "--fragment", "Z.z", "--lane", "0", "--i", "0")
     assert r.code == 2 and "has no fragment 'Z.z'" in r.err
+    r = run("diff", os.path.join(CASES, "bad", "no-such-file.yaml"), M256)
+    assert r.code == 2 and "no such file" in r.err
+    r = run("diff", SPECS, M256)  # a folder is there, so not "no such file"
+    assert r.code == 2 and "not a spec file" in r.err and "no such file" not in r.err
     r = run("eval", M256, "--fragment", "A.b1", "--lane", "40", "--i", "0")
     assert r.code == 2
 

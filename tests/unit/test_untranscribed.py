@@ -241,3 +241,58 @@ def test_a_spec_beside_that_does_not_load_leaves_the_figures_unchecked_and_says_
     r = run("verbatim", str(folder / "m8n8k4.yaml"), "--document", DOCUMENT)
     assert r.code == 0, r.out[-800:] + r.err  # the spec given is whole; the one beside it is not checked here
     assert f"figures: not checked ({folder / 'm8n8k16.yaml'}, beside the specs given, does not load)" in r.out
+
+
+def test_the_document_s_same_as_sentences_are_read_in_every_section_and_version():
+    doc = document.read([(None, DOCUMENT)])
+    got = {(s.section, s.version): s.subject for s in complete.sentences(doc)}
+    # the sparse mma sections (9.7.14.6.2.1-8) and the sparse wgmma ones (9.7.15.6.2.1-3), in both versions
+    assert len(got) == 22 and {v for _, v in got} == {"9.1", "9.2"}, sorted(got)
+    assert got[("9.7.14.6.2.4", "9.1")] == got[("9.7.14.6.2.4", "9.2")] == "multiplicand B and accumulators C and D"
+    assert got[("9.7.14.6.2.8", "9.2")] == "accumulators C and D"
+    assert got[("9.7.15.6.2.2", "9.1")] == "accumulator D"
+
+
+def test_same_as_sentences_are_told_from_prose_and_code(tmp_path):
+    folder = tmp_path / "doc"
+    folder.mkdir()
+    (folder / "a.md").write_text(
+        "<!-- PTX ISA 9.1 -->\n# 9.7.1. Section\n\n"
+        "- Matrix fragments for accumulators C and D are the same as in case of\n  Matrix Fragments for x.\n"
+        "Matrix fragments for `multiplicand B` are the same as in case of y.\n"
+        "```\nMatrix fragments for A are the same as in case of z.\n```\n"
+        "The matrix fragments for A are the same as in a sentence that does not open with them.\n"
+        "`.dtype` must be the same as `.ctype`.\n", encoding="utf-8")
+    doc = document.read([(None, str(folder))])
+    got = sorted((s.section, s.version, s.subject, s.span.line) for s in complete.sentences(doc))
+    assert got == [("9.7.1", "9.1", "accumulators C and D", 4), ("9.7.1", "9.1", "multiplicand B", 6)], got
+
+
+def test_a_deleted_same_as_entry_fails_at_its_section(run, tmp_path):
+    # sparse m16n8k8's sentence that B and C are m16n8k8's: deleted, its operands had no fragment
+    # and every check still passed (its own field check went with it)
+    text = open(os.path.join(SPECS, "m16n8k8.yaml"), encoding="utf-8").read()
+    start = text.index("  same_as:\n  - operands: [B, C]")
+    end = text.index("  fragments:\n  - id: A.sp.tf32")
+    folder = _copy(tmp_path, {"m16n8k8.yaml": (text[start:end], "")})
+    spec = os.path.join(folder, "m16n8k8.yaml")
+    r = run("verbatim", folder, "--document", DOCUMENT)
+    assert r.code == 1, r.out[-1500:]
+    errors = [ln for ln in r.out.splitlines() if ": error: " in ln]
+    assert len(errors) == 2, errors  # 9.1 and 9.2
+    at = _at(spec, "9.7.14.6.2.4\n")
+    for version in ("9.1", "9.2"):
+        assert any(ln.startswith(f"{at}: error: section 9.7.14.6.2.4 in PTX ISA {version} says that the fragments "
+                                 "for multiplicand B and accumulators C and D are the same as another shape's (printed at ")
+                   and "no same_as entry of the section transcribes it" in ln for ln in errors), errors
+    # the spec given alone: its own sections are in scope
+    r = run("verbatim", spec, "--document", DOCUMENT, "--format", "json")
+    assert r.code == 1 and sum("no same_as entry" in e["message"] for e in json.loads(r.out)["errors"]) == 2
+    # an entry whose sentence names other operands does not stand for it either (its own field check
+    # fails too: the document prints no such sentence there)
+    folder = _copy(tmp_path / "other", {"m16n8k8.yaml": (
+        "Matrix fragments for multiplicand B and accumulators C and D are the same as in case of Matrix Fragments "
+        "for mma.m16n8k8 for", "Matrix fragments for accumulators C and D are the same as in case of Matrix Fragments "
+        "for mma.m16n8k8 for")})
+    r = run("verbatim", folder, "--document", DOCUMENT)
+    assert r.code == 1 and sum("no same_as entry of the section transcribes it" in ln for ln in r.out.splitlines()) == 2
