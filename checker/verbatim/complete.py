@@ -41,7 +41,7 @@ _SECTION = re.compile(r"\d+(?:\.\d+)+\Z")
 _VERSION = re.compile(r"\d+\.\d+\Z")
 # the sentence's subject, up to the verb: "multiplicand B and accumulators C and D" (9.1 wraps the
 # sentence after "in case of", never inside the subject; a bullet or none before it)
-_SAME_AS = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?Matrix fragments for ([^.\n]*?) (?:are|is) the same as\b", re.M)
+_SAME_AS = re.compile(r"[ \t]*(?:[-*+][ \t]+)?Matrix fragments for ([^.\n]*?) (?:are|is) the same as\b")
 _KEYS = ("versions", "figures", "reason")
 MAX_ENTRIES = 500
 MAX_SIBLINGS = 1000  # spec files read beside one given (the catalogue: 24)
@@ -127,19 +127,16 @@ def sentences(doc) -> list:
     for f in doc.files:
         if f.version is None:
             continue
-        fenced, in_code, at = [], False, 0
-        for raw in f.text.split("\n"):
+        in_code, at = False, 0
+        for k, raw in enumerate(f.text.split("\n")):  # line by line: a line's number costs nothing
+            start, at = at, at + len(raw) + 1
             if nm.FENCE.match(raw):
                 in_code = not in_code
-            elif in_code:
-                fenced.append(at)
-            at += len(raw) + 1
-        code = frozenset(fenced)
-        for m in _SAME_AS.finditer(f.text):
-            section = f.section_at(m.start())
-            if section and m.start() not in code:
-                line = f.text.count("\n", 0, m.start()) + 1
-                out.append(Sentence(section, f.version, same_as_subject(m.group(0)), SourceSpan(f.path, line, 1)))
+                continue
+            subject = None if in_code else same_as_subject(raw)
+            section = f.section_at(start) if subject else None
+            if subject and section:
+                out.append(Sentence(section, f.version, subject, SourceSpan(f.path, k + 1, 1)))
     return out
 
 

@@ -71,8 +71,13 @@ class DocFile:
         return SourceSpan(self.path, k + 1, offset - self._starts[k] + 1)
 
     def section_at(self, offset: int) -> str | None:
-        """The number of the innermost section that holds `offset`: the last heading before it."""
-        return next((num for num, _, at in reversed(self.headings) if at <= offset), None)
+        """The number of the innermost section that holds `offset`: the last heading before it (the
+        headings are in the order of the text; bisected, since a hostile file of a MiB may hold
+        thousands of headings and as many captions, each asking)."""
+        import bisect
+
+        k = bisect.bisect_right(self.headings, offset, key=lambda h: h[2]) - 1
+        return self.headings[k][0] if k >= 0 else None
 
     def regions(self, number: str) -> list:
         """[(start, end)] of the section `number`: from each heading of it to the next heading
