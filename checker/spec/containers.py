@@ -164,6 +164,13 @@ def containers(meaning, value: dict, family: str) -> Containers | None:
             raise SpecError(meaning.span(path + ["format"]), f"no load gives where .{t['format']} leaves a value")
         if t["type"] not in reads:
             raise SpecError(meaning.span(path + ["type"]), f"no read gives where mma reads .{t['type']}")
+        load, read = loads[t["format"]], reads[t["type"]]
+        if load.width != read.width:
+            # a 6-bit .e3m2 "loaded" by .b4x16_p64 lands inside the bits mma reads and the theorem
+            # held, about two bits that no load gives
+            raise SpecError(meaning.span(path + ["format"]), f".{t['format']} loads {load.width}-bit values, but "
+                            f".{t['type']} has {read.width} bits (the document's {read.words!r})",
+                            "a theorem is about a type and the format that loads values of its width")
         theorems.append(Theorem(t["id"], t["statement"], t["format"], t["type"], t.get("shift"), t["expect"],
                                 meaning.span(path)))
     document = tuple((d["section"], d["title"], d["seed"], tuple(d["versions"]), tuple(d["stated"])) for d in c["document"])

@@ -194,6 +194,18 @@ def test_words_that_place_nothing_are_a_located_error(tmp_path, run):
                               '{type: e2m3, words: "resides in the lower 5 bits of the 8-bit container"}')))
 
 
+def test_a_theorem_of_a_type_and_a_format_of_another_width_is_a_located_error(tmp_path, run):
+    """.e3m2 (6 bits) "loaded" by .b4x16_p64 (4-bit values, zero padding) lands inside the bits mma
+    reads, and the theorem held: about two bits no load gives."""
+    path = _mutant(tmp_path, "      format: b6x16_p32\n      type: e3m2\n", "      format: b4x16_p64\n      type: e3m2\n")
+    r = run("validate", str(path))
+    assert r.code == 3
+    assert re.search(r"ldmatrix\.m8n16\.yaml:\d+:15: error: \.b4x16_p64 loads 4-bit values, but \.e3m2 has 6 bits "
+                     r"\(the document's 'resides in the lower 6 bits of the 8-bit container'\)", r.out + r.err), r.out + r.err
+    r = run("prove", str(path), "--no-cache")
+    assert r.code == 3
+
+
 # --- the probe's prediction of the ten .b8x16 forms ---------------------------------------------
 
 @pytest.fixture(scope="module")
