@@ -17,7 +17,10 @@ passed over: the versioned chapters print the same sections.
 The same holds for the sentences that give an operand's fragments as another shape's ("Matrix
 fragments for accumulators C and D are the same as in case of ..."): in every section and version a
 spec transcribes, each must be a `same_as` entry of that section. Deleting one left its operands
-with no fragment, and nothing else noticed (its own field check went with it).
+with no fragment, and nothing else noticed (its own field check went with it). And every form of
+ldmatrix, stmatrix and movmatrix that the document defines in such a section must be named by a
+layout's `forms`: the layouts of one figure share it, so a layout or a form deleted left every
+figure transcribed.
 """
 from __future__ import annotations
 
@@ -67,6 +70,7 @@ class Section:
     span: SourceSpan  # its `section:`
     versions_span: SourceSpan  # its `versions:` (the section where it has none)
     said: tuple = ()  # the subject of each of its same_as entries' sentences (same_as_subject)
+    forms: frozenset = frozenset()  # the instructions its layouts name (ldmatrix, stmatrix, movmatrix)
 
 
 @dataclass(frozen=True)
@@ -153,8 +157,10 @@ def claims(path: str, loaded: yamlload.Document | None = None) -> tuple:
         number, versions = str(sec.get("section")), tuple(map(str, sec.get("versions") or ()))
         said = tuple(same_as_subject(str(x.get("printed", ""))) for x in sec.get("same_as") or []
                      if isinstance(x, dict))
+        forms = frozenset(str(form) for lay in sec.get("layouts") or [] if isinstance(lay, dict)
+                          for form in lay.get("forms") or [])
         sections.append(Section(number, versions, spec.span(("sections", s, "section")),
-                                spec.span(("sections", s, "versions")), tuple(x for x in said if x)))
+                                spec.span(("sections", s, "versions")), tuple(x for x in said if x), forms))
         for key in ("fragments", "layouts", "figures_only"):
             for f, frag in enumerate(sec.get(key) or []):
                 for k, fig in enumerate((frag.get("figures") or []) if isinstance(frag, dict) else []):
@@ -299,7 +305,7 @@ def check(doc, claimed: list, sections: list, entries: list, lists: list, everyt
             shown = ", ".join(map(str, there)) if there else "none"
             out.append((e.span, f"the document prints no Figure {e.figure} in section {e.section} of PTX ISA "
                                 f"{e.version} (the figures it prints there: {shown})"))
-    out += _unsaid(doc, sections, numbers)
+    out += _unsaid(doc, sections, numbers) + _unspecified(sections, numbers)
     transcribed = in_scope & set(by_key)
     listed_keys = (in_scope & set(listed_at)) - transcribed
     counts = {"scope": "document" if everything else "sections transcribed", "printed": len(in_scope),
@@ -320,6 +326,26 @@ def _unsaid(doc, sections: list, numbers: set) -> list:
                                   f"are the same as another shape's (printed at {p.span}), and no same_as entry of the "
                                   "section transcribes it: transcribe it (its operands, the sentence, the fragments "
                                   "it names)"))
+    return out
+
+
+def _unspecified(sections: list, numbers: set) -> list:
+    """[(span, message)] for each ldmatrix, stmatrix or movmatrix form the PTX ISA defines in a
+    section in scope (checker/report/isa-movement.yaml, read from the section's syntax, tables
+    and notes) that no layout of a spec's section of that number names. The layouts of one
+    figure share it, so deleting one, or one of its forms, left every figure transcribed."""
+    from checker.catalogue import movement_forms, movement_support
+
+    out = []
+    for entry in movement_support():
+        mine = [sec for sec in sections if sec.number == entry["section"]]
+        if entry["section"] not in numbers or not mine:
+            continue
+        named = frozenset().union(*(sec.forms for sec in mine))
+        out += [(mine[0].span, f"the PTX ISA defines {form} in section {entry['section']} "
+                               "(checker/report/isa-movement.yaml), and no layout of the section names it in its "
+                               "forms: add it to the layout that gives it")
+                for form in movement_forms(entry) if form not in named]
     return out
 
 

@@ -296,3 +296,25 @@ def test_a_deleted_same_as_entry_fails_at_its_section(run, tmp_path):
         "for mma.m16n8k8 for")})
     r = run("verbatim", folder, "--document", DOCUMENT)
     assert r.code == 1 and sum("no same_as entry of the section transcribes it" in ln for ln in r.out.splitlines()) == 2
+
+
+def test_a_deleted_layout_or_form_fails_at_its_section(run, tmp_path):
+    # ldmatrix .m8n16's three layouts all transcribe Figure 106: deleting one, or one of its forms,
+    # left every figure transcribed and passed
+    text = open(os.path.join(SPECS, "ldmatrix.m8n16.yaml"), encoding="utf-8").read()
+    start = text.index("      - id: r.x1\n")
+    end = text.index("      - id: r.x2\n")
+    forms = ["ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b6x16_p32", "ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b4x16_p64"]
+    for name, edit in (("layout", (text[start:end], "")), ("form", (f"          - {forms[0]}\n", ""))):
+        folder = _copy(tmp_path / name, {"ldmatrix.m8n16.yaml": edit})
+        spec = os.path.join(folder, "ldmatrix.m8n16.yaml")
+        assert run("validate", spec).code == 0  # nothing in the file itself is wrong
+        r = run("verbatim", spec, "--document", DOCUMENT)
+        errors = [ln for ln in r.out.splitlines() if ": error: " in ln]
+        gone = forms if name == "layout" else forms[:1]
+        assert r.code == 1 and len(errors) == len(gone), errors
+        at = _at(spec, '"9.7.14.5.15"')
+        for form in gone:
+            assert f"{at}: error: the PTX ISA defines {form} in section 9.7.14.5.15 (checker/report/isa-movement.yaml), " \
+                   "and no layout of the section names it in its forms" in r.out, r.out
+        assert run("verbatim", folder, "--document", DOCUMENT).code == 1
