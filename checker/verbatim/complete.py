@@ -14,13 +14,8 @@ the document. A listed figure that a spec transcribes, or that the document does
 is an error too, so the list cannot go stale. Files of no known version (the plain-text seeds) are
 passed over: the versioned chapters print the same sections.
 
-The same holds for the sentences that give an operand's fragments as another shape's ("Matrix
-fragments for accumulators C and D are the same as in case of ..."): in every section and version a
-spec transcribes, each must be a `same_as` entry of that section. Deleting one left its operands
-with no fragment, and nothing else noticed (its own field check went with it). And every form of
-ldmatrix, stmatrix and movmatrix that the document defines in such a section must be named by a
-layout's `forms`: the layouts of one figure share it, so a layout or a form deleted left every
-figure transcribed.
+What else a section gives that its spec must hold (its same-as sentences, its fragment tables'
+rows, its instruction forms) is checked by checker/verbatim/omitted.py, for the same sections.
 """
 from __future__ import annotations
 
@@ -31,7 +26,7 @@ from dataclasses import dataclass
 from checker.errors import SourceSpan, SpecError
 from checker.files import UNTRANSCRIBED_FILE, is_untranscribed_file
 from checker.spec import yamlload
-from checker.verbatim import normalise as nm
+from checker.verbatim import normalise as nm, omitted
 
 # a caption: `**Figure 79 MMA ...**` (9.1), `**Figure 146** Sparse ...` or `*Figure 176 Sparse ...*`
 # (9.2) in Markdown, where a line opening with a plain `Figure N` is always prose ("Figure 176 shows
@@ -42,9 +37,6 @@ _TXT_CAPTION = re.compile(r"Figure (\d+) (?=\S)")
 _FIGURE = re.compile(r"Figure (\d+)\Z")
 _SECTION = re.compile(r"\d+(?:\.\d+)+\Z")
 _VERSION = re.compile(r"\d+\.\d+\Z")
-# the sentence's subject, up to the verb: "multiplicand B and accumulators C and D" (9.1 wraps the
-# sentence after "in case of", never inside the subject; a bullet or none before it)
-_SAME_AS = re.compile(r"[ \t]*(?:[-*+][ \t]+)?Matrix fragments for ([^.\n]*?) (?:are|is) the same as\b")
 _KEYS = ("versions", "figures", "reason")
 MAX_ENTRIES = 500
 MAX_SIBLINGS = 1000  # spec files read beside one given (the catalogue: 24)
@@ -69,8 +61,9 @@ class Section:
     versions: tuple
     span: SourceSpan  # its `section:`
     versions_span: SourceSpan  # its `versions:` (the section where it has none)
-    said: tuple = ()  # the subject of each of its same_as entries' sentences (same_as_subject)
+    said: frozenset = frozenset()  # the subjects of its same_as entries' sentences (omitted.held)
     forms: frozenset = frozenset()  # the instructions its layouts name (ldmatrix, stmatrix, movmatrix)
+    rows: frozenset = frozenset()  # its tables' Fragment cells, as the document is read
 
 
 @dataclass(frozen=True)
@@ -110,40 +103,6 @@ def printed(doc) -> list:
     return out
 
 
-@dataclass(frozen=True)
-class Sentence:
-    """A "Matrix fragments for ... are the same as ..." sentence of a section in a version."""
-
-    section: str
-    version: str
-    subject: str  # "multiplicand B and accumulators C and D", whitespace and markup collapsed
-    span: SourceSpan
-
-
-def same_as_subject(text: str) -> str | None:
-    m = _SAME_AS.match(text.replace("`", "").replace("*", ""))
-    return " ".join(m.group(1).split()) if m else None
-
-
-def sentences(doc) -> list:
-    """Every same-as sentence of the document's files of a known version, outside code blocks."""
-    out = []
-    for f in doc.files:
-        if f.version is None:
-            continue
-        in_code, at = False, 0
-        for k, raw in enumerate(f.text.split("\n")):  # line by line: a line's number costs nothing
-            start, at = at, at + len(raw) + 1
-            if nm.FENCE.match(raw):
-                in_code = not in_code
-                continue
-            subject = None if in_code else same_as_subject(raw)
-            section = f.section_at(start) if subject else None
-            if subject and section:
-                out.append(Sentence(section, f.version, subject, SourceSpan(f.path, k + 1, 1)))
-    return out
-
-
 def claims(path: str, loaded: yamlload.Document | None = None) -> tuple:
     """([Figure], [Section]): every figure a spec file transcribes, in each version its section
     names, and its sections (as the file is written: the spec has been through the gate;
@@ -155,12 +114,8 @@ def claims(path: str, loaded: yamlload.Document | None = None) -> tuple:
         if not isinstance(sec, dict):
             continue
         number, versions = str(sec.get("section")), tuple(map(str, sec.get("versions") or ()))
-        said = tuple(same_as_subject(str(x.get("printed", ""))) for x in sec.get("same_as") or []
-                     if isinstance(x, dict))
-        forms = frozenset(str(form) for lay in sec.get("layouts") or [] if isinstance(lay, dict)
-                          for form in lay.get("forms") or [])
         sections.append(Section(number, versions, spec.span(("sections", s, "section")),
-                                spec.span(("sections", s, "versions")), tuple(x for x in said if x), forms))
+                                spec.span(("sections", s, "versions")), *omitted.held(sec)))
         for key in ("fragments", "layouts", "figures_only"):
             for f, frag in enumerate(sec.get(key) or []):
                 for k, fig in enumerate((frag.get("figures") or []) if isinstance(frag, dict) else []):
@@ -305,48 +260,13 @@ def check(doc, claimed: list, sections: list, entries: list, lists: list, everyt
             shown = ", ".join(map(str, there)) if there else "none"
             out.append((e.span, f"the document prints no Figure {e.figure} in section {e.section} of PTX ISA "
                                 f"{e.version} (the figures it prints there: {shown})"))
-    out += _unsaid(doc, sections, numbers) + _unspecified(sections, numbers)
+    out += omitted.check(doc, sections, numbers)
     transcribed = in_scope & set(by_key)
     listed_keys = (in_scope & set(listed_at)) - transcribed
     counts = {"scope": "document" if everything else "sections transcribed", "printed": len(in_scope),
               "transcribed": len(transcribed), "listed": len(listed_keys),
               "neither": len(in_scope - transcribed - listed_keys)}
     return sorted(out, key=lambda o: (o[0].file, o[0].line, o[0].col, o[1])), counts
-
-
-def _unsaid(doc, sections: list, numbers: set) -> list:
-    """[(span, message)] for each same-as sentence of a section in scope, in a version a spec's
-    section of that number claims, that none of those sections transcribes as a same_as entry."""
-    out = []
-    for p in sentences(doc):
-        mine = [sec for sec in sections if sec.number == p.section and p.version in sec.versions]
-        if p.section not in numbers or not mine or any(p.subject in sec.said for sec in mine):
-            continue
-        out.append((mine[0].span, f"section {p.section} in PTX ISA {p.version} says that the fragments for {p.subject} "
-                                  f"are the same as another shape's (printed at {p.span}), and no same_as entry of the "
-                                  "section transcribes it: transcribe it (its operands, the sentence, the fragments "
-                                  "it names)"))
-    return out
-
-
-def _unspecified(sections: list, numbers: set) -> list:
-    """[(span, message)] for each ldmatrix, stmatrix or movmatrix form the PTX ISA defines in a
-    section in scope (checker/report/isa-movement.yaml, read from the section's syntax, tables
-    and notes) that no layout of a spec's section of that number names. The layouts of one
-    figure share it, so deleting one, or one of its forms, left every figure transcribed."""
-    from checker.catalogue import movement_forms, movement_support
-
-    out = []
-    for entry in movement_support():
-        mine = [sec for sec in sections if sec.number == entry["section"]]
-        if entry["section"] not in numbers or not mine:
-            continue
-        named = frozenset().union(*(sec.forms for sec in mine))
-        out += [(mine[0].span, f"the PTX ISA defines {form} in section {entry['section']} "
-                               "(checker/report/isa-movement.yaml), and no layout of the section names it in its "
-                               "forms: add it to the layout that gives it")
-                for form in movement_forms(entry) if form not in named]
-    return out
 
 
 def _why(p: Figure, sections: list) -> tuple:
