@@ -317,6 +317,14 @@ class _Meaning:
         if not 0 < nonzero < chunk or k % chunk:
             raise SpecError(self.span(spath + ["granularity"]),
                             f"granularity {sp['granularity']} must be n:c with 0 < n < c and c dividing K = {k}")
+        says = "pair-wise" in " ".join(str(sp["printed"]).split())
+        if sp.get("pairwise", False) != says:
+            # the reference model takes the metadata's units from it (two-wide, or one); the
+            # document's sentence says which
+            raise SpecError(self.span(spath + (["pairwise"] if "pairwise" in sp else ["printed"])),
+                            f"pairwise is {str(sp.get('pairwise', False)).lower()}, but the sentence "
+                            f"{'says' if says else 'does not say'} \"pair-wise\"",
+                            "pairwise: true where the document says the sparsity is pair-wise, and only there")
         for ri, row in enumerate(rows):
             rpath = fpath + ["table", ri]
             if row.per_register is None or row.out_of is None:

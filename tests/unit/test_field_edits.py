@@ -412,3 +412,14 @@ def test_every_excerpt_holds_the_lines_the_specs_quote():
     assert quoted == 6  # the two specs' three quotes; the sm120_common.inl line is read, not quoted
     for x in held:  # each cited range is inside the copy
         assert all(x["first"] <= lo <= hi < x["first"] + len(x["text"].splitlines()) for lo, hi in x["pins"])
+
+
+@pytest.mark.parametrize("old, new, col", [("      pairwise: true\n", "      pairwise: false\n", 17),
+                                           ("      pairwise: true\n", "", 16)])
+def test_pairwise_that_the_sentence_does_not_say_is_refused(copy, run, old, new, col):
+    # m16n8k128's sparse A: "matrix A is pair-wise structured sparse at a granularity of 4:8". The
+    # reference model takes the metadata's units from pairwise; flipped or dropped, every check passed
+    path, line, _ = copy("m16n8k128.yaml", old, new)
+    err = refused(run, path)
+    at = line if new else line + 1  # dropped: said at the sentence, the line after it
+    assert f"{path}:{at}:{col}: error: pairwise is false, but the sentence says \"pair-wise\"" in err, err
