@@ -156,9 +156,16 @@ class _Meaning:
             raise SpecError(self.span(["parameters", extra], key=True), f"shape {shape} has no parameter {extra}")
         runs = given[name] if isinstance(given[name], list) else [given[name]]
         out: set = set()
-        for r in runs:
+        for k, r in enumerate(runs):
+            at = ["parameters", name] + ([k] if isinstance(given[name], list) else [])
             if not 1 <= r["from"] <= r["to"] <= MAX_DIM:
                 raise SpecError(self.span(["parameters", name]), f"{name} from {r['from']} to {r['to']} is outside 1..{MAX_DIM}")
+            if (r["to"] - r["from"]) % r["step"]:
+                # `to` is a value of the run, as the document writes N = 8..256 by 8: 257 gave the
+                # same values and said another
+                last = r["to"] - (r["to"] - r["from"]) % r["step"]
+                raise SpecError(self.span(at + ["to"]), f"{name} from {r['from']} by {r['step']} does not "
+                                f"reach {r['to']}: its last value is {last}", f"to: {last}")
             out.update(range(r["from"], r["to"] + 1, r["step"]))
         return name, tuple(sorted(out))
 

@@ -50,14 +50,25 @@ def test_same_as_naming_a_fragment_of_another_shape_is_refused(copy, run):
 
 
 def test_a_parameter_run_cut_short_is_refused(copy, run):
-    # m64nNk256's D rows give N = 8..32 by 8 and 48..256 by 16: the second run stopping at 255 drops 256
-    path, line, _ = copy("m64nNk256.yaml", "{from: 48, to: 256, step: 16}", "{from: 48, to: 255, step: 16}")
+    # m64nNk256's D rows give N = 8..32 by 8 and 48..256 by 16: the second run stopping at 240 drops 256
+    path, line, _ = copy("m64nNk256.yaml", "{from: 48, to: 256, step: 16}", "{from: 48, to: 240, step: 16}")
     err = refused(run, path)
     assert f"{path}:{line}:5: error: D.s32's table gives N = 256, which is not a value of the shape's parameter" in err
 
 
-@pytest.mark.parametrize("old, new, value", [("to: 256", "to: 512", 264), ("step: 8", "step: 16", 16),
-                                             ("from: 8", "from: 7", 7)])
+@pytest.mark.parametrize("spec, old, new, line, col, said", [
+    ("m64nNk256.yaml", "{from: 48, to: 256, step: 16}", "{from: 48, to: 255, step: 16}", 8, 20,
+     "N from 48 by 16 does not reach 255: its last value is 240 (to: 240)"),
+    ("m64nNk16.yaml", "{from: 8, to: 256, step: 8}", "{from: 8, to: 257, step: 8}", 5, 31,
+     "N from 8 by 8 does not reach 257: its last value is 256 (to: 256)")])
+def test_a_parameter_run_that_does_not_reach_its_end_is_refused(copy, run, spec, old, new, line, col, said):
+    # to: 257 by 8 from 8 gave the values 8..256, and said another: it passed every check
+    path, _, _ = copy(spec, old, new)
+    assert f"{path}:{line}:{col}: error: {said}" in refused(run, path)
+
+
+@pytest.mark.parametrize("old, new, value", [("to: 256", "to: 512", 264), ("to: 256, step: 8", "to: 248, step: 16", 16),
+                                             ("from: 8, to: 256", "from: 7, to: 255", 7)])
 def test_a_sparse_wgmma_parameter_unlike_its_same_as_targets_is_refused(copy, run, old, new, value):
     # the sparse spec's only parametric claim is its D "the same as" the dense one at every N
     given = "parameters: {N: {from: 8, to: 256, step: 8}}"
