@@ -166,6 +166,9 @@ class _Meaning:
                 last = r["to"] - (r["to"] - r["from"]) % r["step"]
                 raise SpecError(self.span(at + ["to"]), f"{name} from {r['from']} by {r['step']} does not "
                                 f"reach {r['to']}: its last value is {last}", f"to: {last}")
+            twice = sorted(out.intersection(range(r["from"], r["to"] + 1, r["step"])))
+            if twice:  # a run given twice, or two that overlap, say one value twice
+                raise SpecError(self.span(at), f"{name} = {twice[0]} is a value of an earlier run too")
             out.update(range(r["from"], r["to"] + 1, r["step"]))
         return name, tuple(sorted(out))
 

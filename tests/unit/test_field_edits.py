@@ -56,6 +56,12 @@ def test_a_parameter_run_cut_short_is_refused(copy, run):
     assert f"{path}:{line}:5: error: D.s32's table gives N = 256, which is not a value of the shape's parameter" in err
 
 
+def test_a_parameter_run_given_twice_is_refused(copy, run):
+    run_ = "  - {from: 48, to: 256, step: 16}\n"
+    path, line, _ = copy("m64nNk256.yaml", run_, run_ + run_)
+    assert f"{path}:{line + 1}:5: error: N = 48 is a value of an earlier run too" in refused(run, path)
+
+
 @pytest.mark.parametrize("spec, old, new, line, col, said", [
     ("m64nNk256.yaml", "{from: 48, to: 256, step: 16}", "{from: 48, to: 255, step: 16}", 8, 20,
      "N from 48 by 16 does not reach 255: its last value is 240 (to: 240)"),
