@@ -259,6 +259,15 @@ class _Meaning:
         if not fr["id"].startswith(fr["operand"] + "."):  # `where --fragment B.f16` finds a B
             raise SpecError(self.span(fpath + ["id"]), f"{fr['id']} is a fragment of matrix {fr['operand']}: "
                             f"its id starts with {fr['operand']}. ({fr['operand']}.f16, {fr['operand']}.sp.i8)")
+        caption = " ".join(str(fr.get("caption", "")).split())
+        major = next((m for m, word in (("row", "row-major"), ("col", "column-major")) if word in caption), None)
+        if fr.get("layout") != major:
+            # the variants simulate and probe run pick A and B by it (.row.col); the caption says which
+            said = {"row": "a row-major", "col": "a column-major", None: "no row- or column-major"}[major]
+            raise SpecError(self.span(fpath + (["layout"] if "layout" in fr else ["caption"])),
+                            f"{fr['id']}: layout {fr.get('layout') or 'not given'}, but its caption draws {said} matrix",
+                            "layout: row for a row-major matrix, col for a column-major one, none where the caption "
+                            "names neither")
         return model.Fragment(
             id=fr["id"] + "".join(f"[{name}={value}]" for name, value in params), operand=fr["operand"], layout=fr.get("layout"),
             header=self.stext(fpath + ["header"]), table=tuple(rows), figures=tuple(fr["figures"]),

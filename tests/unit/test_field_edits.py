@@ -440,3 +440,17 @@ def test_pairwise_that_the_sentence_does_not_say_is_refused(copy, run, old, new,
     err = refused(run, path)
     at = line if new else line + 1  # dropped: said at the sentence, the line after it
     assert f"{path}:{at}:{col}: error: pairwise is false, but the sentence says \"pair-wise\"" in err, err
+
+
+@pytest.mark.parametrize("old, new, said", [
+    ("        layout: row\n        header: .atype\n", "        layout: col\n        header: .atype\n",
+     "A.f16.row: layout col, but its caption draws a row-major matrix"),
+    ("        layout: row\n        header: .atype\n", "        header: .atype\n",
+     "A.f16.row: layout not given, but its caption draws a row-major matrix")])
+def test_a_layout_its_caption_does_not_draw_is_refused(copy, run, old, new, said):
+    # m8n8k4's A.f16.row (Figure 46, "row-major matrix A"): the variants simulate and probe run pick
+    # A by its layout, and flipped or dropped it passed every check
+    path, line, col = copy("m8n8k4.yaml", old, new)
+    err = refused(run, path)
+    at = f"{line}:17" if "layout" in new else f"{line + 7}:18"  # dropped: said at the caption
+    assert f"{path}:{at}: error: {said}" in err, err
