@@ -144,7 +144,7 @@ def prove_relation(path, rel, opts) -> list:
                            {"point": {"%laneid": lane, "i": i}, "message": message}, subject=rel.id,
                            message=message).but(detail={"rests_on": list(rel.rests_on)})]
         r = equation_result(eq, opts, path, "relation", rel.id, str(rel.span), expect=rel.expect,
-                            holds=rel.statement, fails=fails)
+                            holds=rel.statement, fails=fails, witness=rel.witness)
         # at the formula that gives the differing cell, the relation's line as a note
         r = placed(path, rel, r, focus_of(path))
     except SpecError as exc:

@@ -187,9 +187,11 @@ def _theorem_verdict(ctx, fid, mreading) -> tuple:
         eq = dataclasses.replace(rel.equation, **{tag: dataclasses.replace(s, reading=mreading)
                                                   for tag, s in (("left", sides[0]), ("right", sides[1]))
                                                   if reads_it(s)})
-        r = equation_result(eq, ctx.opts, path, "relation", rel.id, str(rel.span), expect=rel.expect)
+        r = equation_result(eq, ctx.opts, path, "relation", rel.id, str(rel.span), expect=rel.expect,
+                            witness=rel.witness)
         if r.failed() and not ctx.before(("relation", path, rel.id), lambda: equation_result(
-                rel.equation, ctx.opts, path, "relation", rel.id, str(rel.span), expect=rel.expect).failed()):
+                rel.equation, ctx.opts, path, "relation", rel.id, str(rel.span), expect=rel.expect,
+                witness=rel.witness).failed()):
             return "relation", rel.id
     return None, ""
 

@@ -81,6 +81,7 @@ class Theorem:
     shift: int | None
     expect: str
     span: SourceSpan
+    witness: tuple | None = None  # expect refuted: the smallest point it is refuted at (values, then paddings)
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,10 @@ def containers(meaning, value: dict, family: str) -> Containers | None:
             raise SpecError(meaning.span(path + ["format"]), f".{t['format']} loads {load.width}-bit values, but "
                             f".{t['type']} has {read.width} bits (the document's {read.words!r})",
                             "a theorem is about a type and the format that loads values of its width")
+        if "witness" in t and t["expect"] != "refuted":
+            raise SpecError(meaning.span(path + ["witness"], key=True), "a theorem expected to hold is refuted "
+                            "nowhere: witness: goes with expect: refuted")
         theorems.append(Theorem(t["id"], t["statement"], t["format"], t["type"], t.get("shift"), t["expect"],
-                                meaning.span(path)))
+                                meaning.span(path), tuple(t["witness"]) if "witness" in t else None))
     document = tuple((d["section"], d["title"], d["seed"], tuple(d["versions"]), tuple(d["stated"])) for d in c["document"])
     return Containers(document, reads, loads, tuple(theorems), meaning.span(base, key=True))

@@ -33,6 +33,7 @@ class Composition:
     span: SourceSpan
     fragment_span: SourceSpan | None = None  # its `fragment:` line, where a name that no longer resolves is said
     reach: SourceSpan | None = None  # its `for:`: a layout read in part is refuted there
+    witness: dict | None = None  # expect refuted: the smallest point it is refuted at ({lane: .., i: ..})
 
 
 def fragment(meaning, fr: dict, fpath: list, section: str, family: str) -> model.Fragment:
@@ -110,7 +111,15 @@ def compositions(meaning, value: dict, fragments: dict) -> tuple:
                 raise SpecError(meaning.span(path + ["for", name]), f"the range [{lo}, {hi}] of {name} is empty")
             variables.append((name, lo, hi))
         src = {f: meaning.stext(path + [f]) for f in ("element", "fragment_element", "lane", "row", "col") if f in c}
+        witness = c.get("witness")
+        names = ["lane"] + [name for name, _, _ in variables]
+        if witness is not None and c["expect"] != "refuted":
+            raise SpecError(meaning.span(path + ["witness"], key=True), "a composition expected to hold is refuted "
+                            "nowhere: witness: goes with expect: refuted")
+        if witness is not None and sorted(witness) != sorted(names):
+            raise SpecError(meaning.span(path + ["witness"]), f"a witness names {', '.join(names)} (the lane and the "
+                            f"for: variables), not {', '.join(witness) or 'nothing'}")
         out.append(Composition(c["id"], c["statement"], tuple(c["rests_on"]), c["expect"], c["layout"], c["fragment"],
                                tuple(variables), src, meaning.span(path), meaning.span(path + ["fragment"]),
-                               meaning.span(path + ["for"])))
+                               meaning.span(path + ["for"]), witness and {k: witness[k] for k in names}))
     return tuple(out)

@@ -85,7 +85,7 @@ def prove(spec, readings: dict, opts) -> list:
                 continue
             fails = f"{c.statement.rstrip('.')}: refuted as declared; {difference(eq)}" if c.expect == "refuted" else ""
             r = equation_result(eq, opts, spec.path, PROPERTY, c.id, str(c.span), expect=c.expect,
-                                holds=c.statement, fails=fails)
+                                holds=c.statement, fails=fails, witness=c.witness)
             # at the formula that gives the differing cell, as a relation is (the composition's
             # line a note); relations.blame moves it to the side the run's failures point at
             r = placed(spec.path, SimpleNamespace(equation=eq, span=c.span), r)

@@ -21,6 +21,7 @@ from checker.errors import CheckerError, SpecError
 from checker.loading import load_error
 from checker.results import PROVED, REFUTED, UNKNOWN, Result
 from checker.smt import containers as smt_containers
+from checker.theorems.run import pinned
 
 PROPERTY = "containers"
 MAX_POINTS = 1 << 20
@@ -140,9 +141,10 @@ def prove(spec, opts) -> list:
                        message=t.statement if ok else f"expected to be refuted, but it holds: {t.statement}")
         else:
             cex = {"point": w["point"], "shown": w["shown"], "message": describe(q, t, w)}
-            declared = t.expect == "refuted"
+            moved = pinned(None if t.witness is None else list(t.witness), w["point"]) if t.expect == "refuted" else None
+            declared = t.expect == "refuted" and moved is None
             msg = (f"{t.statement.rstrip('.')}: refuted as declared ({cex['message']})" if declared
-                   else f"does not hold: {cex['message']}")
+                   else f"{moved} ({cex['message']})" if moved else f"does not hold: {cex['message']}")
             r = Result(spec.path, None, PROPERTY, REFUTED, seconds, where, cex, subject=t.id, declared=declared, message=msg)
         out.append(r.but(detail=detail))
     return out

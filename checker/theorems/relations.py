@@ -34,6 +34,7 @@ class Relation:
     equation: Equation
     span: object
     reach: object = None  # where its points are written (`for:`, else the left element): a part is refuted there
+    witness: dict | None = None  # expect refuted: the smallest point it is refuted at ({lane: .., r: ..})
 
 
 class _Resolver:
@@ -109,8 +110,23 @@ def load_relations(path: str, known: dict | None = None, only=None) -> list:
             check_names({v for v, _ in variables}, side)
         divisors_nonzero(eq)
         reach = doc.span(base + ("for",)) if r.get("for") else doc.span(base + ("left", "element"))
-        out.append(Relation(r["id"], r["statement"], tuple(r["rests_on"]), r["expect"], eq, span, reach))
+        witness = _witness(doc, base, r, ["lane"] + [v for v, _ in variables])
+        out.append(Relation(r["id"], r["statement"], tuple(r["rests_on"]), r["expect"], eq, span, reach, witness))
     return out
+
+
+def _witness(doc, base, r, names: list):
+    """A refuted relation's witness, {lane: .., each for-variable: ..}; none where it is expected to hold."""
+    w = r.get("witness")
+    if w is None:
+        return None
+    if r["expect"] != "refuted":
+        raise SpecError(doc.span(base + ("witness",), key=True), "a relation expected to hold is refuted nowhere: "
+                        "witness: goes with expect: refuted")
+    if sorted(w) != sorted(names):
+        raise SpecError(doc.span(base + ("witness",)), f"a witness names {', '.join(names)} (the lane and the for: "
+                        f"variables), not {', '.join(w) or 'nothing'}")
+    return {k: w[k] for k in names}
 
 
 def _domain(doc, base, r, variables, lanes: int) -> None:

@@ -23,8 +23,26 @@ def decide(eq, opts):
     return answer.verdict, answer.witness, time.perf_counter() - t0, answer.reason
 
 
-def equation_result(eq, opts, spec_path, prop, subject, location, expect="holds", holds="", fails="") -> Result:
-    """`expect` refuted: the refutation is the theorem (a declared non-relation), not a failure."""
+UNPINNED = object()  # a refutation whose point no one declares (the packing theorems' split)
+
+
+def pinned(witness, point) -> str | None:
+    """Why a declared refutation does not count, or None: it names no witness, or another point.
+    A theorem declared refuted stayed refuted under almost any edit of its sides (a `right.element`
+    changed, a lane moved): the smallest point it fails at says that it still fails for its reason."""
+    if witness is UNPINNED or witness == point:
+        return None
+    shown = "{" + ", ".join(f"{k}: {v}" for k, v in point.items()) + "}" if isinstance(point, dict) else str(list(point))
+    if witness is None:
+        return (f"refuted, as declared, but it names no witness: give the smallest point it is refuted at, "
+                f"witness: {shown}, so that an edit that moves the refutation is seen")
+    return f"refuted, as declared, but at {shown}, not at its witness: an edit moved where it fails (witness: {shown} if it is meant)"
+
+
+def equation_result(eq, opts, spec_path, prop, subject, location, expect="holds", holds="", fails="",
+                    witness=UNPINNED) -> Result:
+    """`expect` refuted: the refutation is the theorem (a declared non-relation), not a failure,
+    where it is refuted at `witness` (its point; UNPINNED: anywhere)."""
     w = py_equation.outside(eq)
     if w is not None:
         # never declared: a relation stated not to hold is about two layouts' cells; one that
@@ -50,6 +68,10 @@ def equation_result(eq, opts, spec_path, prop, subject, location, expect="holds"
         return Result(spec_path, None, prop, PROVED if ok else REFUTED, seconds, location, None,
                       subject=subject, message=msg)
     if expect == "refuted":
+        moved = pinned(witness, cex["point"])
+        if moved is not None:
+            return Result(spec_path, None, prop, REFUTED, seconds, location, cex, subject=subject,
+                          message=f"{moved} ({cex['message']})")
         return Result(spec_path, None, prop, REFUTED, seconds, location, cex, subject=subject, declared=True,
                       message=f"{fails} ({cex['message']})" if fails else cex["message"])
     return Result(spec_path, None, prop, REFUTED, seconds, location, cex, subject=subject,

@@ -206,6 +206,21 @@ def test_a_theorem_of_a_type_and_a_format_of_another_width_is_a_located_error(tm
     assert r.code == 3
 
 
+@pytest.mark.parametrize("old, new, said", [
+    ("      witness: [1, 0]\n", "      witness: [2, 0]\n", "refuted, as declared, but at [1, 0], not at its witness"),
+    ("      witness: [1, 0]\n", "", "it names no witness: give the smallest point it is refuted at, witness: [1, 0]")])
+def test_a_theorem_declared_refuted_is_refuted_at_its_witness(tmp_path, old, new, said):
+    _, got = _results(_mutant(tmp_path, old, new))
+    r = got["e2m1/b4x16_p64"]
+    assert r.verdict == "REFUTED" and not r.declared and said in r.message, r.message
+
+
+def test_a_witness_of_a_theorem_expected_to_hold_is_refused(tmp_path):
+    with pytest.raises(SpecError, match="refuted nowhere: witness: goes with expect: refuted"):
+        load_spec(str(_mutant(tmp_path, "      shift: 2\n      expect: holds\n",
+                              "      shift: 2\n      expect: holds\n      witness: [0, 0]\n")))
+
+
 # --- the probe's prediction of the ten .b8x16 forms ---------------------------------------------
 
 @pytest.fixture(scope="module")

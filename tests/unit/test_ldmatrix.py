@@ -323,6 +323,21 @@ def test_compositions_are_proved_and_refuted_as_declared(run):
     assert "lane 0 a1 gives (0, 1) but movmatrix.m8n8/d lane 0 d1 gives (1, 0)" in got["movmatrix/is-not-a-no-op"]["message"]
 
 
+@pytest.mark.parametrize("old, new, said", [
+    ("    witness: {lane: 0, i: 1}\n", "    witness: {lane: 0, i: 2}\n",
+     "refuted, as declared, but at {lane: 0, i: 1}, not at its witness"),
+    ("    witness: {lane: 0, i: 1}\n", "", "it names no witness: give the smallest point it is refuted at, "
+                                           "witness: {lane: 0, i: 1}")])
+def test_a_composition_declared_refuted_is_refuted_at_its_witness(run, tmp_path, old, new, said):
+    path = tmp_path / "movmatrix.m8n8.yaml"
+    text = open(os.path.join(SPECS, "movmatrix.m8n8.yaml")).read()
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new))
+    r = run("prove", str(path), "--format", "json")
+    (x,) = [y for y in json.loads(r.out)["results"] if y["subject"] == "movmatrix/is-not-a-no-op"]
+    assert r.code == 1 and x["verdict"] == "REFUTED" and not x["declared"] and said in x["message"], x["message"]
+
+
 def test_a_wrong_placement_is_refuted_with_a_counterexample(run, tmp_path):
     """The theorem can fail: ldmatrix.x4 with matrices 1 and 2 swapped (lane l giving A[l % 8 +
     8 * (l / 16)][8 * ((l / 8) % 2)], the column-first order) is not m16n8k16's A."""

@@ -120,6 +120,35 @@ def test_a_relation_declared_refuted_that_holds_fails(run, tmp_path):
     assert x["verdict"] == "REFUTED" and "expected to be refuted, but it holds" in x["message"]
 
 
+FALSE = dict(REUSE, id="reuse-without-the-tile-shift", expect="refuted", right=dict(REUSE["right"], col="col"))
+
+
+@pytest.mark.parametrize("witness, declared, said", [
+    ({"lane": 0, "j": 1, "i": 0}, True, "refuted as declared"),
+    (None, False, "refuted, as declared, but it names no witness: give the smallest point it is refuted at, "
+                  "witness: {lane: 0, j: 1, i: 0}"),
+    ({"lane": 0, "j": 1, "i": 1}, False, "refuted, as declared, but at {lane: 0, j: 1, i: 0}, not at its witness")])
+def test_a_relation_declared_refuted_is_refuted_at_its_witness(run, tmp_path, witness, declared, said):
+    """A declared refutation stayed one under almost any edit of its sides (a lane or an element
+    changed): the smallest point it fails at, named, says it still fails for its reason."""
+    rel = dict(FALSE, witness=witness) if witness else FALSE
+    path = _relations_dir(tmp_path, [rel])
+    r = run("prove", path, "--format", "json")
+    (x,) = [y for y in json.loads(r.out)["results"] if y["property"] == "relation"]
+    assert x["verdict"] == "REFUTED" and x["declared"] is declared and said in x["message"], x["message"]
+    assert r.code == (0 if declared else 1)
+
+
+@pytest.mark.parametrize("rel, message", [
+    (dict(REUSE, witness={"lane": 0, "j": 0, "i": 0}), "a relation expected to hold is refuted nowhere: witness: "
+                                                       "goes with expect: refuted"),
+    (dict(FALSE, witness={"lane": 0, "j": 1}), "a witness names lane, j, i (the lane and the for: variables), not lane, j")])
+def test_a_witness_that_cannot_be_one_is_a_spec_error(run, tmp_path, rel, message):
+    path = _relations_dir(tmp_path, [rel])
+    r = run("prove", path)
+    assert r.code == 3 and message in r.out + r.err, r.out + r.err
+
+
 @pytest.mark.parametrize("change, message", [
     ({"left": {"fragment": "m16n8k16/A.f17", "element": "i"}}, "m16n8k16 has no fragment 'A.f17'"),
     ({"left": {"fragment": "m99n8k16/A.f16", "element": "i"}}, "no spec m99n8k16.yaml"),
