@@ -90,6 +90,11 @@ def wording(text: str) -> str | None:
     return None
 
 
+def mended(text: str) -> str:
+    """A text with what `wording` finds undone: each doubled word once, no space before a comma."""
+    return re.sub(r"\b(\w+) \1\b", r"\1", text).replace(" ,", ",")
+
+
 def _texts(spec, resolve):
     """Every checked text of a spec: (erratum owner, field, row, text, span, checks) where checks
     maps a check name to a function of the text."""
@@ -242,6 +247,13 @@ def _confirm(spec, fid, subject, e, printed, mine, field, row, checks) -> Result
                           message=f"erratum's value says nothing where the printed text claims {', '.join(sorted(lost))} "
                                   f"({n}): {subject} reads {_quote(reading)}; a correction says it rightly, so the "
                                   f"check can hold the reading to the table")
+    if set(e.breaks) == {"wording"} and e.value.text != mended(e.printed):
+        # a slip of typography has one reading, its text mended: a value that said anything else (the
+        # caption's "matrix matrix" read as ".btype") passed, wording having nothing to hold it to
+        return Result(spec.path, fid, "erratum", REFUTED, 0.0, str(e.span),
+                      {"declared": sorted(e.breaks), "text": reading[:300]}, subject=None if fid else subject,
+                      message=f"an erratum of wording reads its printed text mended, {mended(e.printed)!r}, "
+                              f"not {e.value.text!r}")
     name = sorted(declared)[0]
     r = Result(spec.path, fid, name, REFUTED, 0.0, str(e.span), {"printed": e.printed, "value": e.value.text,
                                                                  "kind": e.kind, "message": found[name]},

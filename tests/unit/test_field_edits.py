@@ -454,3 +454,12 @@ def test_a_layout_its_caption_does_not_draw_is_refused(copy, run, old, new, said
     err = refused(run, path)
     at = f"{line}:17" if "layout" in new else f"{line + 7}:18"  # dropped: said at the caption
     assert f"{path}:{at}: error: {said}" in err, err
+
+
+def test_a_wording_erratum_reading_anything_but_its_text_mended_is_refuted(copy, run):
+    # m16n8k16's C caption prints "matrix matrix"; its value, the reading, was free: ".btype" passed
+    path, line, _ = copy("m16n8k16.yaml", '            value: "matrix"\n', '            value: ".btype"\n')
+    r = run("prove", path)
+    assert r.code == 1
+    assert f"{path}:{line - 2}:13: error: C.float erratum refuted: an erratum of wording reads its printed text " \
+           "mended, 'matrix', not '.btype'" in r.out + r.err, r.out + r.err
