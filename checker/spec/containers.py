@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from checker.errors import SourceSpan, SpecError
 from checker.spec import provenance
+from checker.spec.witness import declared
 
 CONTAINER_BITS = 8
 # the document's phrases for a value's place in its container: "lower 6 bits", "central 4 bits"
@@ -172,10 +173,8 @@ def containers(meaning, value: dict, family: str) -> Containers | None:
             raise SpecError(meaning.span(path + ["format"]), f".{t['format']} loads {load.width}-bit values, but "
                             f".{t['type']} has {read.width} bits (the document's {read.words!r})",
                             "a theorem is about a type and the format that loads values of its width")
-        if "witness" in t and t["expect"] != "refuted":
-            raise SpecError(meaning.span(path + ["witness"], key=True), "a theorem expected to hold is refuted "
-                            "nowhere: witness: goes with expect: refuted")
+        witness = declared(t.get("witness"), t["expect"], "theorem", lambda key: meaning.span(path + ["witness"], key=key))
         theorems.append(Theorem(t["id"], t["statement"], t["format"], t["type"], t.get("shift"), t["expect"],
-                                meaning.span(path), tuple(t["witness"]) if "witness" in t else None))
+                                meaning.span(path), witness))
     document = tuple((d["section"], d["title"], d["seed"], tuple(d["versions"]), tuple(d["stated"])) for d in c["document"])
     return Containers(document, reads, loads, tuple(theorems), meaning.span(base, key=True))

@@ -15,6 +15,7 @@ from checker.errors import SourceSpan, SpecError
 from checker.families import FAMILIES
 from checker import source
 from checker.spec import model, provenance
+from checker.spec.witness import declared
 
 
 @dataclass(frozen=True)
@@ -111,15 +112,9 @@ def compositions(meaning, value: dict, fragments: dict) -> tuple:
                 raise SpecError(meaning.span(path + ["for", name]), f"the range [{lo}, {hi}] of {name} is empty")
             variables.append((name, lo, hi))
         src = {f: meaning.stext(path + [f]) for f in ("element", "fragment_element", "lane", "row", "col") if f in c}
-        witness = c.get("witness")
-        names = ["lane"] + [name for name, _, _ in variables]
-        if witness is not None and c["expect"] != "refuted":
-            raise SpecError(meaning.span(path + ["witness"], key=True), "a composition expected to hold is refuted "
-                            "nowhere: witness: goes with expect: refuted")
-        if witness is not None and sorted(witness) != sorted(names):
-            raise SpecError(meaning.span(path + ["witness"]), f"a witness names {', '.join(names)} (the lane and the "
-                            f"for: variables), not {', '.join(witness) or 'nothing'}")
+        witness = declared(c.get("witness"), c["expect"], "composition",
+                           lambda key: meaning.span(path + ["witness"], key=key), ["lane"] + [v for v, _, _ in variables])
         out.append(Composition(c["id"], c["statement"], tuple(c["rests_on"]), c["expect"], c["layout"], c["fragment"],
                                tuple(variables), src, meaning.span(path), meaning.span(path + ["fragment"]),
-                               meaning.span(path + ["for"]), witness and {k: witness[k] for k in names}))
+                               meaning.span(path + ["for"]), witness))
     return tuple(out)

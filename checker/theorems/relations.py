@@ -17,6 +17,7 @@ from checker.formula.parser import parse_expr
 from checker.results import REFUTED
 from checker import source
 from checker.spec.reading import materialize
+from checker.spec.witness import declared
 from checker.theorems.equation import MAX_POINTS, Equation, Side, check_names, divisors_nonzero
 
 SCHEMA_ID = "ptx-fragment-checker/relations/1"
@@ -110,23 +111,10 @@ def load_relations(path: str, known: dict | None = None, only=None) -> list:
             check_names({v for v, _ in variables}, side)
         divisors_nonzero(eq)
         reach = doc.span(base + ("for",)) if r.get("for") else doc.span(base + ("left", "element"))
-        witness = _witness(doc, base, r, ["lane"] + [v for v, _ in variables])
+        witness = declared(r.get("witness"), r["expect"], "relation", lambda key: doc.span(base + ("witness",), key=key),
+                           ["lane"] + [v for v, _ in variables])
         out.append(Relation(r["id"], r["statement"], tuple(r["rests_on"]), r["expect"], eq, span, reach, witness))
     return out
-
-
-def _witness(doc, base, r, names: list):
-    """A refuted relation's witness, {lane: .., each for-variable: ..}; none where it is expected to hold."""
-    w = r.get("witness")
-    if w is None:
-        return None
-    if r["expect"] != "refuted":
-        raise SpecError(doc.span(base + ("witness",), key=True), "a relation expected to hold is refuted nowhere: "
-                        "witness: goes with expect: refuted")
-    if sorted(w) != sorted(names):
-        raise SpecError(doc.span(base + ("witness",)), f"a witness names {', '.join(names)} (the lane and the for: "
-                        f"variables), not {', '.join(w) or 'nothing'}")
-    return {k: w[k] for k in names}
 
 
 def _domain(doc, base, r, variables, lanes: int) -> None:

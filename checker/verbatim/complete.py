@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from checker.errors import SourceSpan, SpecError
 from checker.files import UNTRANSCRIBED_FILE, is_untranscribed_file
 from checker.spec import yamlload
-from checker.verbatim import normalise as nm, omitted
+from checker.verbatim import omitted
 
 # a caption: `**Figure 79 MMA ...**` (9.1), `**Figure 146** Sparse ...` or `*Figure 176 Sparse ...*`
 # (9.2) in Markdown, where a line opening with a plain `Figure N` is always prose ("Figure 176 shows
@@ -90,16 +90,11 @@ def printed(doc) -> list:
         if f.version is None:
             continue
         caption = _MD_CAPTION if f.path.endswith(".md") else _TXT_CAPTION
-        in_code, at = False, 0
-        for k, raw in enumerate(f.text.split("\n")):
-            start, at = at, at + len(raw) + 1
-            if nm.FENCE.match(raw):
-                in_code = not in_code
-                continue
-            m = None if in_code else caption.match(raw.lstrip())
+        for line, start, raw in f.prose_lines():
+            m = caption.match(raw.lstrip())
             section = f.section_at(start) if m else None
             if m and section:
-                out.append(Figure(section, f.version, int(m.group(1)), SourceSpan(f.path, k + 1, 1)))
+                out.append(Figure(section, f.version, int(m.group(1)), SourceSpan(f.path, line, 1)))
     return out
 
 

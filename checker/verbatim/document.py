@@ -70,6 +70,17 @@ class DocFile:
         k = bisect.bisect_right(self._starts, offset) - 1
         return SourceSpan(self.path, k + 1, offset - self._starts[k] + 1)
 
+    def prose_lines(self):
+        """(line number, offset, text) of each line outside code blocks (the fences left out), in
+        order: where a caption or a sentence the checks look for may stand."""
+        in_code, at = False, 0
+        for k, raw in enumerate(self.text.split("\n")):
+            start, at = at, at + len(raw) + 1
+            if nm.FENCE.match(raw):
+                in_code = not in_code
+            elif not in_code:
+                yield k + 1, start, raw
+
     def section_at(self, offset: int) -> str | None:
         """The number of the innermost section that holds `offset`: the last heading before it (the
         headings are in the order of the text; bisected, since a hostile file of a MiB may hold

@@ -64,16 +64,11 @@ def sentences(doc) -> list:
     for f in doc.files:
         if f.version is None:
             continue
-        in_code, at = False, 0
-        for k, raw in enumerate(f.text.split("\n")):  # line by line: a line's number costs nothing
-            start, at = at, at + len(raw) + 1
-            if nm.FENCE.match(raw):
-                in_code = not in_code
-                continue
-            subject = None if in_code else same_as_subject(raw)
+        for line, start, raw in f.prose_lines():
+            subject = same_as_subject(raw)
             section = f.section_at(start) if subject else None
             if subject and section:
-                out.append(Printed(section, f.version, subject, SourceSpan(f.path, k + 1, 1)))
+                out.append(Printed(section, f.version, subject, SourceSpan(f.path, line, 1)))
     return out
 
 
@@ -105,29 +100,26 @@ def rows(doc) -> list:
 def check(doc, sections: list, numbers: set) -> list:
     """[(span, message)] for each same-as sentence, table row and form of a section in scope that
     no spec's section of that number holds."""
+    return (_unheld(sentences(doc), sections, numbers, lambda sec: sec.said, lambda p: (
+                f"section {p.section} in PTX ISA {p.version} says that the fragments for {p.text} are the same as "
+                f"another shape's (printed at {p.span}), and no same_as entry of the section transcribes it: "
+                "transcribe it (its operands, the sentence, the fragments it names)"))
+            + _unheld(rows(doc), sections, numbers, lambda sec: sec.rows, lambda p: (
+                f"section {p.section} in PTX ISA {p.version} prints a fragment table row {shown(p.text, 200)} "
+                f"(at {p.span}) that no table of the section's fragments transcribes: transcribe the row (its "
+                "types, its Fragment and Elements cells, its registers)"))
+            + _unspecified(sections, numbers))
+
+
+def _unheld(printed: list, sections: list, numbers: set, held, say) -> list:
+    """(the first claiming section's span, say(p)) for each p of a section in scope, in a version a
+    spec's section of that number claims, that none of those sections holds (`held(section)`)."""
     out = []
-    for p in sentences(doc):
-        mine = _claiming(sections, numbers, p)
-        if mine and not any(p.text in sec.said for sec in mine):
-            out.append((mine[0].span, f"section {p.section} in PTX ISA {p.version} says that the fragments for {p.text} "
-                                      f"are the same as another shape's (printed at {p.span}), and no same_as entry of "
-                                      "the section transcribes it: transcribe it (its operands, the sentence, the "
-                                      "fragments it names)"))
-    for p in rows(doc):
-        mine = _claiming(sections, numbers, p)
-        if mine and not any(p.text in sec.rows for sec in mine):
-            out.append((mine[0].span, f"section {p.section} in PTX ISA {p.version} prints a fragment table row "
-                                      f"{shown(p.text, 200)} (at {p.span}) that no table of the section's fragments "
-                                      "transcribes: transcribe the row (its types, its Fragment and Elements cells, its "
-                                      "registers)"))
-    return out + _unspecified(sections, numbers)
-
-
-def _claiming(sections: list, numbers: set, p: Printed) -> list:
-    """The spec sections of p's number that claim p's version, where that number is in scope."""
-    if p.section not in numbers:
-        return []
-    return [sec for sec in sections if sec.number == p.section and p.version in sec.versions]
+    for p in printed:
+        mine = [sec for sec in sections if sec.number == p.section and p.version in sec.versions]
+        if p.section in numbers and mine and not any(p.text in held(sec) for sec in mine):
+            out.append((mine[0].span, say(p)))
+    return out
 
 
 def _unspecified(sections: list, numbers: set) -> list:

@@ -254,17 +254,21 @@ def test_the_document_s_same_as_sentences_are_read_in_every_section_and_version(
     assert got[("9.7.15.6.2.2", "9.1")] == "accumulator D"
 
 
-def test_same_as_sentences_are_told_from_prose_and_code(tmp_path):
+def _document(tmp_path, body: str):
+    """A document of one 9.1 file whose section 9.7.1 holds `body` (from line 4)."""
     folder = tmp_path / "doc"
     folder.mkdir()
-    (folder / "a.md").write_text(
-        "<!-- PTX ISA 9.1 -->\n# 9.7.1. Section\n\n"
+    (folder / "a.md").write_text("<!-- PTX ISA 9.1 -->\n# 9.7.1. Section\n\n" + body, encoding="utf-8")
+    return document.read([(None, str(folder))])
+
+
+def test_same_as_sentences_are_told_from_prose_and_code(tmp_path):
+    doc = _document(tmp_path, (
         "- Matrix fragments for accumulators C and D are the same as in case of\n  Matrix Fragments for x.\n"
         "Matrix fragments for `multiplicand B` are the same as in case of y.\n"
         "```\nMatrix fragments for A are the same as in case of z.\n```\n"
         "The matrix fragments for A are the same as in a sentence that does not open with them.\n"
-        "`.dtype` must be the same as `.ctype`.\n", encoding="utf-8")
-    doc = document.read([(None, str(folder))])
+        "`.dtype` must be the same as `.ctype`.\n"))
     got = sorted((s.section, s.version, s.text, s.span.line) for s in omitted.sentences(doc))
     assert got == [("9.7.1", "9.1", "accumulators C and D", 4), ("9.7.1", "9.1", "multiplicand B", 6)], got
 
@@ -322,15 +326,11 @@ def test_a_deleted_layout_or_form_fails_at_its_section(run, tmp_path):
 
 
 def test_fragment_table_rows_are_read_from_tables_with_a_fragment_and_an_elements_column(tmp_path):
-    folder = tmp_path / "doc"
-    folder.mkdir()
-    (folder / "a.md").write_text(
-        "<!-- PTX ISA 9.1 -->\n# 9.7.1. Section\n\n"
+    doc = _document(tmp_path, (
         "| .atype | Fragment | Elements (low to high) |\n| --- | --- | --- |\n"
         "| `.f16` | A vector expression of two `.f16x2` registers. | a0, a1 |\n"
         "| `.f64` | One `.f64` register. | |\n\n"
-        "| .shape | Matrix |\n| --- | --- |\n| .m8n8 | 8x8 |\n", encoding="utf-8")
-    doc = document.read([(None, str(folder))])
+        "| .shape | Matrix |\n| --- | --- |\n| .m8n8 | 8x8 |\n"))
     got = [(r.section, r.version, r.text, r.span.line) for r in omitted.rows(doc)]
     assert got == [("9.7.1", "9.1", "A vector expression of two .f16x2 registers.", 6),
                    ("9.7.1", "9.1", "One .f64 register.", 7)], got
