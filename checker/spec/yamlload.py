@@ -60,7 +60,17 @@ def check_depth(text: str, path: str) -> None:
     depth = 0
     try:
         while True:
-            event = loader.get_event()
+            try:
+                event = loader.get_event()
+            except yaml.MarkedYAMLError as exc:
+                # libyaml 0.2.6 (PyYAML 6.0.4's wheels) stops at 1000 levels itself: in a flow
+                # collection its scanner reads ahead, so that limit is met before the 33rd level
+                # reaches this loop. The same finding, in the same words, wherever it is made.
+                if "nesting depth" not in (exc.problem or ""):
+                    raise
+                mark = exc.problem_mark or exc.context_mark
+                raise SpecError(SourceSpan(path, mark.line + 1, mark.column + 1) if mark else SourceSpan(path, 1, 1),
+                                f"YAML nesting deeper than {MAX_DEPTH}") from None
             if event is None:
                 return
             if isinstance(event, _OPEN):
