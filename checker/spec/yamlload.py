@@ -41,7 +41,7 @@ class Document:
         node = table.get(path) or self.nodes.get(path)
         if node is None:
             return SourceSpan(self.path, 1, 1)
-        return SourceSpan(self.path, node.start_mark.line + 1, node.start_mark.column + 1)
+        return _at(self.path, node.start_mark)
 
 
 _OPEN = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
@@ -68,17 +68,14 @@ def check_depth(text: str, path: str) -> None:
                 # reaches this loop. The same finding, in the same words, wherever it is made.
                 if "nesting depth" not in (exc.problem or ""):
                     raise
-                mark = exc.problem_mark or exc.context_mark
-                raise SpecError(SourceSpan(path, mark.line + 1, mark.column + 1) if mark else SourceSpan(path, 1, 1),
+                raise SpecError(_at(path, exc.problem_mark or exc.context_mark),
                                 f"YAML nesting deeper than {MAX_DEPTH}") from None
             if event is None:
                 return
             if isinstance(event, _OPEN):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    mark = event.start_mark
-                    raise SpecError(SourceSpan(path, mark.line + 1, mark.column + 1),
-                                    f"YAML nesting deeper than {MAX_DEPTH}")
+                    raise SpecError(_at(path, event.start_mark), f"YAML nesting deeper than {MAX_DEPTH}")
             elif isinstance(event, _CLOSE):
                 depth -= 1
     finally:
@@ -105,9 +102,8 @@ def load(path: str, data: bytes | None = None) -> Document:
         check_depth(text, path)  # before composing: the composer recurses
         nodes = list(yaml.compose_all(text, Loader=_Loader))
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        span = SourceSpan(path, mark.line + 1, mark.column + 1) if mark else where
-        raise SpecError(span, f"invalid YAML: {exc.problem or exc.context}") from None
+        raise SpecError(_at(path, exc.problem_mark or exc.context_mark),
+                        f"invalid YAML: {exc.problem or exc.context}") from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow: no mark, but which one
         raise SpecError(_unacceptable(path, text, exc), f"invalid YAML: unacceptable character "
                         f"#x{exc.character:04X}: {exc.reason}", "remove it, or write it as an escape in a "
@@ -132,8 +128,13 @@ def _unacceptable(path: str, text: str, exc) -> SourceSpan:
     return SourceSpan(path, text.count("\n", 0, off) + 1, off - line_start + 1)
 
 
+def _at(path: str, mark) -> SourceSpan:
+    """A YAML mark (0-based) as a place in the file; its start where there is none."""
+    return SourceSpan(path, mark.line + 1, mark.column + 1) if mark else SourceSpan(path, 1, 1)
+
+
 def _span(doc: Document, node) -> SourceSpan:
-    return SourceSpan(doc.path, node.start_mark.line + 1, node.start_mark.column + 1)
+    return _at(doc.path, node.start_mark)
 
 
 def _convert(doc: Document, node, path: tuple, seen: set, depth: int):
