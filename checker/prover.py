@@ -120,10 +120,8 @@ class _Readings:
             raise KeyError(fid)
         return reading
 
-
-def _readings(spec) -> dict:
-    lazy = _Readings(spec)
-    return {f.id: r for f in spec.fragments() if (r := lazy.read(f)) is not None}
+    def get(self, fid, default=None):
+        return self[fid] if fid in self else default
 
 
 def prove_relation(path, rel, opts) -> list:
@@ -164,7 +162,8 @@ def _task(args):
             return (kind, path, k), prove_fragment(spec, spec.fragments()[k], opts)
         if kind == "theorems":
             spec = _LOADED[path]
-            return (kind, path, k), spec_theorems(spec, _readings(spec), opts, (k,))
+            # read lazily: a family reads the few fragments it ties together, not all of them
+            return (kind, path, k), spec_theorems(spec, _Readings(spec), opts, (k,))
         return (kind, path, k), prove_relation(path, _RELATIONS[path][k], opts)
     except CheckerError as exc:
         # a theorem that cannot be asked (a fragment of another spec it reads is malformed) is a

@@ -55,6 +55,10 @@ class Layout:
     src: SourceText
     bound: tuple = ()  # LoweredFormulas, target = the name they define, in order
     column_range: tuple | None = None  # (first, last) names of `col = [first ... last]`
+    # (letter, index, offset) of each element a `for` clause names, in the tree's order: found
+    # when the block is lowered, so that checking them against each instance's count (a fragment
+    # is read for every N, and again by each theorem task) does not walk the tree again
+    named: tuple = ()
 
     def formulas(self):
         return (self.row, self.col, *self.bound)
@@ -141,6 +145,9 @@ def lower(block: ast.Block, src: SourceText, letter: str, sparse=None, threads: 
     """`sparse`: a sparse A's model.Sparsity; the compressed column needs its `per_register`
     non-zero elements out of `out_of` consecutive ones. `threads`: who holds the fragment, and
     the names the formulas may give a thread's index; `constants`: the shape's parameter (N)."""
+    named = tuple((node.letter, index, node.offs[k] if k < len(node.offs) else node.off)
+                  for node in _nodes(block) if isinstance(node, ast.ElemClause) and node.indices is not None
+                  for k, index in enumerate(node.indices))
     block, implicit = _resolve(block, src, threads, constants or {})
     known: set = {"i"} | {name for name, _ in implicit}
     defs = list(implicit)
@@ -175,7 +182,7 @@ def lower(block: ast.Block, src: SourceText, letter: str, sparse=None, threads: 
     for target in ("row", "col"):
         if target not in by_target:
             raise SpecError(src.span(len(src.text)), f"the formula block has no '{target} =' formula")
-    return Layout(tuple(defs), by_target["row"], by_target["col"], src, bound, column_range)
+    return Layout(tuple(defs), by_target["row"], by_target["col"], src, bound, column_range, named)
 
 
 def _lower_where(cr: ast.ColumnRange, src: SourceText, known: set, letter: str) -> tuple:
@@ -263,19 +270,16 @@ def _check_letter(elem, src, letter):
                         f"'for {elem.letter}...' names elements of another operand; this fragment's are {letter}0, {letter}1, ...")
 
 
-def check_element_names(block: ast.Block, src: SourceText, letter: str, n: int) -> None:
+def check_element_names(layout: Layout, letter: str, n: int) -> None:
     """Every element a `for a0 and a1` clause names is one of the fragment's n elements: a name
     beyond them would make its piece apply nowhere, and the layout would silently prove without
     it (or, for a huge index, fail far from the name). `n` is the instance's count, so lowering
     (shared by a parametric fragment's instances) cannot check it."""
-    for node in _nodes(block):
-        if isinstance(node, ast.ElemClause) and node.indices is not None:
-            for k, index in enumerate(node.indices):
-                if index >= n:
-                    off = node.offs[k] if k < len(node.offs) else node.off
-                    name = shown(f"{node.letter}{index}", 24, False)
-                    raise SpecError(src.span(off), f"{name} is not an element of this fragment: expected one of "
-                                                   f"{letter}0..{letter}{n - 1} (the fragment's elements), found {name}")
+    for named_letter, index, off in layout.named:
+        if index >= n:
+            name = shown(f"{named_letter}{index}", 24, False)
+            raise SpecError(layout.src.span(off), f"{name} is not an element of this fragment: expected one of "
+                                                  f"{letter}0..{letter}{n - 1} (the fragment's elements), found {name}")
 
 
 def _resolve(block: ast.Block, src: SourceText, threads: Threads, constants: dict) -> tuple:

@@ -125,7 +125,7 @@ def _materialize(fragment, revert, n) -> Reading:
         n = fragment.table[0].count * sparse.per_register if sparse else len(elements[0])
     layout = guarded("formula", _layout, formula, fragment, params) if formula is not None else None
     if layout is not None:
-        guarded("formula", check_element_names, parse_block(formula), formula, fragment.letter, n)
+        guarded("formula", check_element_names, layout, fragment.letter, n)
     # wide enough for every value the formulas reach and every limit they are compared with
     limit = max(fragment.rows, fragment.cols, fragment.sparsity.k if sparse else 0)
     width = max(Bounds(layout, (0, fragment.threads.count - 1), n).bits(), limit.bit_length() + 2) \

@@ -59,33 +59,48 @@ def size(q: Question) -> int:
     return ((1 << q.load_width) * len(_paddings(q))) ** n
 
 
+def _bytes(parts: list, n: int) -> list:
+    """sum(part_k << 8k) for each choice of one of `parts` for each of n bytes, the first byte's
+    choice slowest."""
+    out = [0]
+    for k in range(n):
+        out = [w | p << (8 * k) for w in out for p in parts]
+    return out
+
+
 def evaluate(q: Question):
     """The plain-Python engine: ('proved', None) or ('refuted', witness), the smallest point
-    first, over every value and padding of one container (or of a register's four)."""
-    # Imported here: only an ldmatrix .b8x16 spec asks this, and numpy costs a seed proof more
-    # than z3's import does.
-    import numpy as np
+    first, over every value and padding of one container (or of a register's four).
 
+    Lists of Python ints, not numpy: numpy's import (78 ms on an idle 2-core machine) was more
+    than this whole enumeration (26 ms for the 65536 points of a shifted register), and each
+    worker that drew a containers task paid it. Every point's container (or register) is
+    computed and compared, a block of points with one first value at a time, so a question of
+    MAX_POINTS points holds a sixteenth to a sixty-fourth of them at once."""
     n = 1 if q.shift is None else 4
-    axes = [np.arange(1 << q.load_width, dtype=np.int64)] * n + [np.array(_paddings(q), dtype=np.int64)] * n
-    grids = [g.ravel() for g in np.meshgrid(*axes, indexing="ij")]  # the first variable slowest
-    values, pads = grids[:n], grids[n:]
-    boxes = [(v << q.load_low) | u for v, u in zip(values, pads)]
+    values, pads = range(1 << q.load_width), _paddings(q)
+    loaded = _bytes([v << q.load_low for v in values], n)  # the values' bits of each point's boxes
+    padded = _bytes(pads, n)  # and the paddings' bits, each point's values before its paddings
     if q.shift is None:
-        read = (boxes[0] >> q.read_low) & ((1 << q.read_width) - 1)
-        wrong, shown = read != values[0], [boxes[0], read]
+        mask = (1 << q.read_width) - 1
+        meant = list(values)
     else:
-        register = sum(b << (8 * k) for k, b in enumerate(boxes))
-        shifted = (register << q.shift) & 0xFFFFFFFF
-        wrong = np.zeros(register.shape, dtype=bool)
-        for k, v in enumerate(values):
-            wrong |= ((shifted >> (8 * k)) & 0xFF) != (v << q.read_low)
-        shown = [register, shifted]
-    bad = np.flatnonzero(wrong)
-    if bad.size == 0:
-        return PROVED, None
-    k = int(bad[0])
-    return REFUTED, {"point": [int(g[k]) for g in grids], "shown": [int(s[k]) for s in shown]}
+        meant = _bytes([v << q.read_low for v in values], n)  # each container the value where mma reads it
+    block = len(loaded) // len(values)
+    for first in range(0, len(loaded), block):
+        boxes = [w | u for w in loaded[first:first + block] for u in padded]
+        if q.shift is None:
+            shown = [(b >> q.read_low) & mask for b in boxes]
+        else:
+            shown = [(b << q.shift) & 0xFFFFFFFF for b in boxes]
+        wanted = [w for w in meant[first:first + block] for _ in padded]
+        if shown != wanted:
+            k = next(k for k, (a, b) in enumerate(zip(shown, wanted)) if a != b)
+            v, u = divmod(first * len(padded) + k, len(padded))
+            point = [v // len(values) ** (n - 1 - j) % len(values) for j in range(n)] + \
+                    [pads[u // len(pads) ** (n - 1 - j) % len(pads)] for j in range(n)]
+            return REFUTED, {"point": point, "shown": [boxes[k], shown[k]]}
+    return PROVED, None
 
 
 def describe(q: Question, theorem, w: dict) -> str:

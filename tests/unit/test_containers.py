@@ -101,6 +101,51 @@ def _apart(load_low, load_width, upper_zero, read_low, read_width, shift):
     return None
 
 
+# questions the specs do not ask, both verdicts among them: each width, place and padding, shifted
+# or not (a shifted register of unsaid padding has billions of points, so those are zero-padded)
+_QUESTIONS = [(low, width, upper, read_low, shift)
+              for width, low in ((4, 0), (4, 2), (6, 0), (2, 5), (3, 1))
+              for upper in ("zero", "unstated")
+              for read_low in (0, 1, 2)
+              for shift in (None, 0, 1, 2, 3, 5)
+              if shift is None or (upper == "zero" and width <= 4)]
+
+
+@pytest.mark.parametrize("low,width,upper,read_low,shift", _QUESTIONS)
+def test_the_enumeration_finds_what_the_loops_find(low, width, upper, read_low, shift):
+    """The plain-Python engine (lists of ints, a block of points at a time) gives the verdict and
+    the smallest point of the loops written apart, and what it shows at that point is the point's."""
+    mask = 0xFF & ~(((1 << width) - 1) << low)
+    q = theorem.Question(low, width, upper, mask, read_low, width, shift)
+    verdict, witness = theorem.evaluate(q)
+    want = _apart(low, width, upper == "zero", read_low, width, shift)
+    assert (verdict == REFUTED) == (want is not None)
+    if want is None:
+        assert witness is None
+        return
+    assert witness["point"] == want
+    if shift is None:
+        v, u = want
+        box = (v << low) | u
+        assert witness["shown"] == [box, (box >> read_low) & ((1 << width) - 1)]
+    else:
+        register = sum(((v << low) | u) << (8 * k) for k, (v, u) in enumerate(zip(want[:4], want[4:])))
+        assert witness["shown"] == [register, (register << shift) & 0xFFFFFFFF]
+
+
+def test_the_enumeration_imports_no_numpy():
+    """numpy's import cost more than the enumeration (docs/speed.md): the theorem does without."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom checker.theorems import containers as c\n"
+            "print(c.evaluate(c.Question(0, 4, 'zero', 0xF0, 2, 4, 2))[0].name, 'numpy' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["PROVED", "False"]
+
+
 def _results(path):
     spec = load_spec(str(path))
     return spec, {r.subject: r for r in theorem.prove(spec, Options())}
