@@ -171,10 +171,12 @@ def _reaped_soon(pid) -> bool:
     return False
 
 
-def test_a_seed_proof_imports_no_numpy_in_any_process(tmp_path):
-    """numpy's import costs more than z3's: only the family theorems that compute with it (the
-    ldmatrix containers) import it, so proving mma specs never does, in the command process or
-    in a worker. Each task notes, as it ends, whether its process has imported numpy."""
+@pytest.mark.parametrize("names", [("m16n8k16.yaml", "m8n8k4.yaml"), ("ldmatrix.m8n16.yaml", "m16n8k16.yaml")])
+def test_a_proof_imports_no_numpy_in_any_process(tmp_path, names):
+    """numpy's import costs more than z3's, and more than the containers theorems' whole
+    enumeration (docs/speed.md): proving mma specs, or an ldmatrix .b8x16 spec with its containers
+    theorems, never imports it, in the command process or in a worker. Each task notes, as it ends,
+    whether its process has imported numpy."""
     seen = tmp_path / "seen"
     code = ("import os, sys\nfrom checker import prover\nfrom checker.options import Options\n"
             "task = prover._task\n"
@@ -184,8 +186,7 @@ def test_a_seed_proof_imports_no_numpy_in_any_process(tmp_path):
             "        f.write(f\"{os.getpid()} {'numpy' in sys.modules}\\n\")\n"
             "    return r\n"
             "prover._task = noting\n"
-            f"rs = prover.prove_paths([{os.path.join(SPECS, 'm16n8k16.yaml')!r}, {os.path.join(SPECS, 'm8n8k4.yaml')!r}], "
-            "Options(jobs=2))\n"
+            f"rs = prover.prove_paths({[os.path.join(SPECS, name) for name in names]!r}, Options(jobs=2))\n"
             "print(len(rs), 'numpy' in sys.modules)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
