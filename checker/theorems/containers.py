@@ -76,7 +76,7 @@ def evaluate(q: Question):
     than this whole enumeration (26 ms for the 65536 points of a shifted register), and each
     worker that drew a containers task paid it. Every point's container (or register) is
     computed and compared, a block of points with one first value at a time, so a question of
-    MAX_POINTS points holds a sixteenth to a sixty-fourth of them at once."""
+    MAX_POINTS points holds one first value's share of them at once (a sixteenth for 4-bit values)."""
     n = 1 if q.shift is None else 4
     values, pads = range(1 << q.load_width), _paddings(q)
     loaded = _bytes([v << q.load_low for v in values], n)  # the values' bits of each point's boxes
