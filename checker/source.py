@@ -7,6 +7,7 @@ the reading still points at the YAML line it came from.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from checker.bounded import shown
 from checker.errors import SourceSpan, SpecError
@@ -65,16 +66,16 @@ def from_node(node, doc_text: str, file: str) -> SourceText:
                 raw_line += 1  # blank lines the block scalar dropped at its start
                 raw = lines[raw_line].rstrip("\r") if raw_line < len(lines) else ""
             indent = len(raw) - len(text_line) if raw.endswith(text_line) else 0
-            origins.extend((raw_line + 1, indent + k + 1) for k in range(len(text_line) + 1))
+            origins.extend(zip(repeat(raw_line + 1), range(indent + 1, indent + len(text_line) + 2)))
             raw_line += 1
         origins = origins[: len(value) + 1]
     else:
         shift = 1 if node.style in ("'", '"') else 0
-        origins = [(line0 + 1, col0 + 1 + shift + k) for k in range(len(value) + 1)]
+        origins = list(zip(repeat(line0 + 1), range(col0 + 1 + shift, col0 + shift + len(value) + 2)))
     while len(origins) < len(value) + 1:
         origins.append(origins[-1] if origins else (line0 + 1, col0 + 1))
     return SourceText(value, file, tuple(origins))
 
 
 def plain(text: str, span: SourceSpan) -> SourceText:
-    return SourceText(text, span.file, tuple((span.line, span.col + k) for k in range(len(text) + 1)))
+    return SourceText(text, span.file, tuple(zip(repeat(span.line), range(span.col, span.col + len(text) + 1))))
