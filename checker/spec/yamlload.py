@@ -189,6 +189,7 @@ class _Builder:
             elif kind is yaml.DocumentStartEvent:
                 documents += 1
                 building = documents == 1 and self.refusal is None
+                self.anchors = {}  # as the composer's: an anchor names a node of its own document
         if self.composer is not None:
             raise self.composer
         if documents != 1:
@@ -265,7 +266,8 @@ class _Builder:
         else:
             try:
                 value = _SCALARS.yaml_constructors[tag](_SCALARS, node)
-            except (yaml.YAMLError, ValueError, OverflowError):
+            except (yaml.YAMLError, ValueError, OverflowError, IndexError, KeyError):
+                # `!!int` or `!!bool` on an empty scalar: PyYAML's constructors index its text
                 return self.refuse(event.start_mark, f"cannot read scalar {shown(event.value, 40)}")
         self.place(frame, value)
         return True

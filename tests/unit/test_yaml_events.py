@@ -84,10 +84,13 @@ _WORDS = ["a", "b", "key", "1", "0x1F", "-2", "1.5", "1e3", "true", "no", "null"
 @example("a: *x\n")  # an undefined alias: the composer's error
 @example("a: &x 1\nb: &x 2\n")  # an anchor defined twice
 @example("a: 1\na: 2\n--- b\n")  # two documents come before a duplicate key
+@example("--- &x a\n--- &x b\n")  # an anchor is its document's: two documents, not an anchor twice
+@example("--- &x a\n--- *x\n")  # nor does an alias reach into the document before
 @example("a: !!binary x\nb: *z\n")  # the composer's error before the first refusal
 @example("? [a]\n: 1\n")  # a key that is not a plain string
 @example("<<: {a: 1}\n")
 @example("- 1\n- !!int x\n")
+@example("!!int")  # an empty scalar PyYAML's int constructor indexes: a refusal, not an IndexError
 def test_random_texts_load_as_pyyaml_composes_them(text):
     _same_as_pyyaml(text)
 
@@ -97,6 +100,8 @@ def test_random_texts_load_as_pyyaml_composes_them(text):
     ("a: *x\n", "invalid YAML: found undefined alias", (1, 4)),
     ("a: &x 1\nb: &x 2\n", "invalid YAML: second occurrence", (2, 4)),
     ("a: 1\na: 2\n--- b\n", "expected exactly one YAML document, found 2", (1, 1)),
+    ("--- &x a\n--- &x b\n", "expected exactly one YAML document, found 2", (1, 1)),
+    ("--- &x a\n--- *x\n", "invalid YAML: found undefined alias", (2, 5)),
     ("a: !!binary x\nb: *z\n", "invalid YAML: found undefined alias", (2, 4)),
     ("a: !!binary x\nb: [1\n", "invalid YAML: did not find expected ',' or ']'", (3, 1)),
     ("a: 1\nb: 2\na: 3\n", "duplicate key 'a'", (3, 1)),
@@ -104,6 +109,8 @@ def test_random_texts_load_as_pyyaml_composes_them(text):
     ("1: a\n", "mapping keys must be plain strings", (1, 1)),
     ("<<: {a: 1}\n", "YAML merge keys ('<<') are not allowed in specs", (1, 1)),
     ("- 1\n- !!int x\n", "cannot read scalar 'x'", (2, 3)),
+    ("a: !!int\n", "cannot read scalar ''", (1, 4)),  # raised IndexError, a traceback, before
+    ("a: !!bool\n", "cannot read scalar ''", (1, 4)),  # KeyError
     ("a: !!set {b}\n", "YAML tag 'tag:yaml.org,2002:set' is not allowed", (1, 4)),
     ("a:\n" + "".join("  " * k + "- \n" for k in range(1, 40)), f"YAML nesting deeper than {yamlload.MAX_DEPTH}", None),
 ])
