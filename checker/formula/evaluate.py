@@ -36,34 +36,45 @@ def values(node, env: dict, size: int) -> list:
             return [x or y for x, y in zip(a, b)]
         return list(map(_ARITH[node.op], a, b))
     if isinstance(node, ast.Chain):
-        out = [True] * size
+        out = None  # each link's truths, and-ed: the first link's are the chain's so far
         left = values(node.operands[0], env, size)
         for op, rhs in zip(node.ops, node.operands[1:]):
             if isinstance(rhs, ast.SetLit):
                 members = set(rhs.values)
-                out = [o and x in members for o, x in zip(out, left)]
-                continue
-            right = values(rhs, env, size)
-            out = [o and t for o, t in zip(out, map(_CMP[op], left, right))]
-            left = right
+                got = [x in members for x in left]
+            else:
+                right = values(rhs, env, size)
+                got = list(map(_CMP[op], left, right))
+                left = right
+            out = got if out is None else [o and t for o, t in zip(out, got)]
         return out
     raise TypeError(f"unknown node {type(node).__name__}")  # pragma: no cover
 
 
 def environment(layout, points: list) -> dict:
-    env = {"lane": [p[0] for p in points], "i": [p[1] for p in points]}
+    return columns_environment(layout, [p[0] for p in points], [p[1] for p in points])
+
+
+def columns_environment(layout, lanes: list, elems: list) -> dict:
+    """environment() of the points (lanes[k], elems[k])."""
+    env = {"lane": lanes, "i": elems}
     for name, expr in layout.definitions:
-        env[name] = values(expr, env, len(points))
+        env[name] = values(expr, env, len(lanes))
     for formula in layout.bound:  # firstcol, lastcol: the first applying piece, as the z3 map takes it
-        env[formula.target] = first_values(formula, env, len(points))
+        env[formula.target] = first_values(formula, env, len(lanes))
     return env
 
 
 def first_values(formula, env: dict, size: int, missing=-1) -> list:
     """Per point, the value of the first piece that applies, or `missing` where none does."""
-    out = [None] * size
+    out = None
     for _, guard, vals, _ in piece_columns(formula, env, size, requires=False):
-        out = [v if o is None and g else o for o, g, v in zip(out, guard, vals)]
+        if out is None:
+            out = [v if g else None for g, v in zip(guard, vals)]
+        else:
+            out = [v if o is None and g else o for o, g, v in zip(out, guard, vals)]
+    if out is None:
+        return [missing] * size
     return out if missing is None else [missing if o is None else o for o in out]
 
 
@@ -100,9 +111,17 @@ def cells(layout, points: list, missing=-1) -> tuple:
     """(rows, cols) at every point, each the first applying piece's value or `missing` where none
     applies: the map the z3 translation takes (smt.terms.first). A figure asks for None, which no
     value can be: a layout as printed may reach -1."""
-    env = environment(layout, points)
-    size = len(points)
+    return _cells(layout, environment(layout, points), len(points), missing)
+
+
+def _cells(layout, env: dict, size: int, missing=-1) -> tuple:
     return first_values(layout.row, env, size, missing), first_values(layout.col, env, size, missing)
+
+
+def _warp_cells(layout, n: int, threads: int) -> tuple:
+    """cells() at (lane, i) for every lane and element, lane slowest: made as columns, not points."""
+    lanes = [lane for lane in range(threads) for _ in range(n)]
+    return _cells(layout, columns_environment(layout, lanes, list(range(n)) * threads), threads * n)
 
 
 _TABLES: dict = {}
@@ -114,13 +133,13 @@ def warp_table(layout, n: int, threads: int = 32) -> tuple:
     value: the wgmma theorems ask about one D formula, on both sides of several equations, in four
     specs."""
     if threads * n < 4096:
-        return cells(layout, [(lane, i) for lane in range(threads) for i in range(n)])
+        return _warp_cells(layout, n, threads)
     key = (layout.definitions, layout.row, layout.col, layout.bound, n, threads)
     hit = _TABLES.get(key)
     if hit is None:
         if len(_TABLES) >= 64:
             _TABLES.clear()  # a mutation campaign makes many layouts: stay bounded
-        hit = _TABLES[key] = cells(layout, [(lane, i) for lane in range(threads) for i in range(n)])
+        hit = _TABLES[key] = _warp_cells(layout, n, threads)
     return hit
 
 

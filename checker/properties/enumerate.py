@@ -8,7 +8,7 @@ from __future__ import annotations
 import operator
 from functools import cached_property
 
-from checker.formula.evaluate import environment, formula_hits, piece_columns
+from checker.formula.evaluate import columns_environment, environment, formula_hits, piece_columns
 from checker.properties import engine_properties
 from checker.results import PROVED, REFUTED
 
@@ -44,9 +44,9 @@ class Evaluation:
     def __init__(self, layout, lanes, n, rows, cols, reading=None):
         self.layout, self.lanes, self.n, self.rows, self.cols = layout, tuple(lanes), n, rows, cols
         self.reading = reading
-        self.points = [(lane, i) for lane in sorted(lanes) for i in range(n)]  # (lane, i) order, built sorted
-        size = len(self.points)
-        env = environment(layout, self.points)
+        order = sorted(lanes)  # (lane, i) order, built sorted
+        size = len(order) * n
+        env = columns_environment(layout, [lane for lane in order for _ in range(n)], list(range(n)) * len(order))
         undefined, outside, held = [False] * size, [False] * size, [True] * size
         firsts = []
         for k, formula in enumerate(layout.formulas()):
@@ -63,6 +63,11 @@ class Evaluation:
             held = [h and c > 0 for h, c in zip(held, count)]
             firsts.append(first)
         self.undefined, self.outside, self.held, self.firsts = undefined, outside, held, firsts
+
+    @cached_property
+    def points(self) -> list:
+        """(lane, i) at each index of the columns: read only where a witness is named."""
+        return [(lane, i) for lane in sorted(self.lanes) for i in range(self.n)]
 
     def first_flagged(self, column):
         return next((self.points[p] for p, flag in enumerate(column) if flag), None)

@@ -12,6 +12,7 @@ are compared point for point.
 from __future__ import annotations
 
 import itertools
+from itertools import chain, repeat
 from dataclasses import dataclass
 
 from checker.errors import SourceSpan, SpecError
@@ -100,12 +101,23 @@ def _reach(eq: Equation, side: Side, env: dict, size: int) -> tuple:
 
 
 def _environment(eq: Equation) -> tuple:
-    if eq.size() > MAX_POINTS:  # counted, not built
-        raise SpecError(eq.span, f"{eq.id} ranges over {eq.size()} points; the bound is {MAX_POINTS}")
-    pts = list(eq.points())
+    """(the number of points, the names, name -> its value at every point): the columns of
+    eq.points(), made without the points (a warpgroup's equation has 16384)."""
+    size = eq.size()
+    if size > MAX_POINTS:  # counted, not built
+        raise SpecError(eq.span, f"{eq.id} ranges over {size} points; the bound is {MAX_POINTS}")
     names = ["lane"] + [v for v, _ in eq.variables]
-    columns = [list(c) for c in zip(*pts)] if pts else [[] for _ in names]
-    return pts, names, dict(zip(names, columns))
+    env, inner, outer = {}, size, 1
+    for name, vals in zip(names, (eq.lanes, *(vals for _, vals in eq.variables))):
+        inner //= len(vals) or 1
+        env[name] = list(chain.from_iterable(repeat(v, inner) for v in vals)) * outer if size else []
+        outer *= len(vals)
+    return size, names, env
+
+
+def _at(names: list, env: dict, k: int) -> tuple:
+    """The k-th point of eq.points()."""
+    return tuple(env[n][k] for n in names)
 
 
 def outside(eq: Equation) -> dict | None:
@@ -114,11 +126,12 @@ def outside(eq: Equation) -> dict | None:
     relation or theorem needs a7 of a fragment whose list ends at a6 (an edit that drops an
     element) cannot hold, and z3's macros, which give a cell for any i, would not see it. So
     both engines are asked only once every point is inside."""
-    pts, names, env = _environment(eq)
-    reach = [(side, *_reach(eq, side, env, len(pts))) for side in (eq.left, eq.right)]
+    size, names, env = _environment(eq)
+    reach = [(side, *_reach(eq, side, env, size)) for side in (eq.left, eq.right)]
     if all(_inside(*r) for r in reach):
         return None  # the common case, settled by min and max rather than a loop over the points
-    for k, p in enumerate(pts):
+    for k in range(size):
+        p = _at(names, env, k)
         for side, lanes, elems in reach:
             n, count = side.reading.n, side.reading.fragment.threads.count
             if 0 <= lanes[k] < count and 0 <= elems[k] < n:
@@ -134,8 +147,8 @@ def unread(eq: Equation, side: Side | None = None) -> tuple | None:
     the equation reads, or None: a relation speaks of its left fragment whole, a composition of its
     layout (the right side) whole."""
     side = side or eq.left
-    pts, _, env = _environment(eq)
-    lanes, elems = _reach(eq, side, env, len(pts))
+    size, _, env = _environment(eq)
+    lanes, elems = _reach(eq, side, env, size)
     seen = set(zip(lanes, elems))
     return next(((lane, i) for lane in range(side.reading.fragment.threads.count) for i in range(side.reading.n)
                  if (lane, i) not in seen), None)
@@ -182,14 +195,14 @@ def _side_values(eq: Equation, side: Side, env: dict, size: int):
 
 def evaluate(eq: Equation):
     """The plain-Python engine: ('proved', None) or ('refuted', witness) with the smallest point."""
-    pts, _, env = _environment(eq)
-    left = _side_values(eq, eq.left, env, len(pts))
-    right = _side_values(eq, eq.right, env, len(pts))
+    size, names, env = _environment(eq)
+    left = _side_values(eq, eq.left, env, size)
+    right = _side_values(eq, eq.right, env, size)
     if left[2] == right[2] and left[3] == right[3]:
         return PROVED, None  # every point's two cells alike: the rows and the columns compared whole
-    for k, p in enumerate(pts):
+    for k in range(size):
         if (left[2][k], left[3][k]) != (right[2][k], right[3][k]):
-            return REFUTED, witness(eq, p, [x[k] for x in left], [x[k] for x in right])
+            return REFUTED, witness(eq, _at(names, env, k), [x[k] for x in left], [x[k] for x in right])
     return PROVED, None
 
 
@@ -225,19 +238,19 @@ def difference(eq: Equation) -> str:
     w = outside(eq)
     if w is not None:
         return describe_outside(eq, w)
-    pts, _, env = _environment(eq)
-    left = _side_values(eq, eq.left, env, len(pts))
-    right = _side_values(eq, eq.right, env, len(pts))
-    differ = sum((left[2][k], left[3][k]) != (right[2][k], right[3][k]) for k in range(len(pts)))
+    size, _, env = _environment(eq)
+    left = _side_values(eq, eq.left, env, size)
+    right = _side_values(eq, eq.right, env, size)
+    differ = sum((left[2][k], left[3][k]) != (right[2][k], right[3][k]) for k in range(size))
     groups = [("lane", {lane: (lane,) for lane in eq.lanes})]
     comps = eq.left.reading.fragment.computations
     if comps:
         groups.append(("MMA computation", {c.id: c.lanes for c in comps}))
-    parts = [f"{differ} of {len(pts)} points give different cells"]
+    parts = [f"{differ} of {size} points give different cells"]
     for what, members in groups:
         same = 0
         for key, lanes in members.items():
-            ks = [k for k in range(len(pts)) if env["lane"][k] in lanes]
+            ks = [k for k in range(size) if env["lane"][k] in lanes]
             if {(left[2][k], left[3][k]) for k in ks} == {(right[2][k], right[3][k]) for k in ks}:
                 same += 1
         parts.append(f"{same} of {len(members)} {what}s hold the same set of cells on both sides")

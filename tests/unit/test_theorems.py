@@ -343,3 +343,22 @@ def test_a_broken_spec_beside_is_one_error_of_its_own_and_one_of_the_theorem_it_
         ("relations.yaml", "load", "SPEC_ERROR")]
     assert all(x["location"] == f"{path}:4:1" for x in mine)
     assert [x["message"][:13] for x in mine if x["property"] == "warpgroup"] == ["not checked: "]
+
+
+@pytest.mark.parametrize("lanes, variables", [
+    (tuple(range(128)), (("i", tuple(range(128))),)),  # a warpgroup's 16384 points
+    ((0, 1, 2), (("j", (0, 1)), ("i", (5, 6, 7)))),
+    ((3, 1), (("e", (4, 2, 9)),)),  # values in no order: the order given
+    ((0,), ()),
+    ((0, 1), (("e", ()),)),  # no points
+])
+def test_an_equations_columns_are_its_points(lanes, variables):
+    """The plain-Python engine reads an equation's domain as columns made without the points (the
+    lane slowest, then the variables in their order); a witness is the point at the first index
+    that differs. Both must be Equation.points(), in its order."""
+    eq = py_equation.Equation("x", variables, lanes, None, None, None)
+    size, names, env = py_equation._environment(eq)
+    points = list(eq.points())
+    assert size == len(points) == eq.size()
+    assert [tuple(env[n][k] for n in names) for k in range(size)] == points
+    assert all(py_equation._at(names, env, k) == p for k, p in enumerate(points))

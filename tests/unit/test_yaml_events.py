@@ -63,10 +63,13 @@ def _same_as_pyyaml(text: str, tmp_path=None):
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: os.path.relpath(p, ROOT))
 def test_every_yaml_file_of_the_repository_loads_as_pyyaml_composes_it(path):
+    data = open(path, "rb").read()
     try:
-        text = open(path, encoding="utf-8").read()
-    except UnicodeDecodeError:
-        pytest.skip("not UTF-8 text: the loader refuses it before any YAML is read (test_bad_inputs)")
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:  # a bad case: refused before any YAML is read
+        with pytest.raises(SpecError, match="not UTF-8"):
+            yamlload.load(path, data)
+        return
     doc = _same_as_pyyaml(text)
     if doc is not None:  # and every key's mark is the key's
         for p, key in doc.key_nodes.items():
