@@ -21,7 +21,8 @@ def _check(reading) -> tuple[str, dict | None]:
     n = reading.n
     for k, (row, names) in enumerate(zip(f.table, reading.elements)):
         if names is not None:
-            expected = [f"{f.letter}{j}" for j in range(n)]
+            letter = f.letter
+            expected = [f"{letter}{j}" for j in range(n)]
             if names != expected:
                 if len(names) != n:
                     domain = "the formulas' domain" if f.formula is not None else "the reading's list"
