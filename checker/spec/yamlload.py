@@ -6,7 +6,7 @@ and several documents, and bounds size and depth: a regular file of at most MAX_
 (checker.bounded), nesting counted on the parser's flat event stream. The values and their nodes
 are built from that stream in one pass (_Builder), with the findings PyYAML's composer would make,
 in its order: counting the nesting on the events, then composing, then converting the nodes took
-89 ms for the 41 spec and reference files a catalogue proof reads, this pass 54 ms (medians of 12).
+89 ms for the 41 spec and reference files a catalogue proof reads, this pass 59-64 ms (medians of 12).
 Nothing else reads untrusted YAML.
 """
 from __future__ import annotations
@@ -307,16 +307,8 @@ def _resolve(value: str, implicit: tuple) -> str:
     keys none of its implicit resolvers (most keys and values of a spec), or a quoted one, is a
     string; the resolver is asked the rest."""
     if implicit[0] and (_ANY_FIRST or value[:1] in _FIRST):
-        tag = _RESOLVED.get(value)
-        if tag is None:
-            tag = _RESOLVER.resolve(yaml.ScalarNode, value, implicit)
-            if len(value) <= 32 and len(_RESOLVED) < 4096:  # the words a spec repeats: bounded
-                _RESOLVED[value] = tag
-        return tag
+        return _RESOLVER.resolve(yaml.ScalarNode, value, implicit)
     return _STR
-
-
-_RESOLVED: dict = {}  # plain scalar -> its tag: a pure function of the text, asked thousands of times
 
 
 def _unacceptable(path: str, text: str, exc) -> SourceSpan:
