@@ -7,6 +7,7 @@ domain costs a few list comprehensions per node instead of a tree walk per point
 from __future__ import annotations
 
 import operator
+from itertools import chain, repeat
 
 from checker.formula import ast
 
@@ -118,10 +119,25 @@ def _cells(layout, env: dict, size: int, missing=-1) -> tuple:
     return first_values(layout.row, env, size, missing), first_values(layout.col, env, size, missing)
 
 
+def product_columns(domains) -> list:
+    """The columns of itertools.product(*domains), the first domain slowest, made without its
+    tuples: a warpgroup's table or equation has 16384 points, and the engine reads columns."""
+    domains = [tuple(d) for d in domains]
+    size = 1
+    for d in domains:
+        size *= len(d)
+    out, inner, outer = [], size, 1
+    for d in domains:
+        inner //= len(d) or 1
+        out.append(list(chain.from_iterable(repeat(v, inner) for v in d)) * outer if size else [])
+        outer *= len(d)
+    return out
+
+
 def _warp_cells(layout, n: int, threads: int) -> tuple:
-    """cells() at (lane, i) for every lane and element, lane slowest: made as columns, not points."""
-    lanes = [lane for lane in range(threads) for _ in range(n)]
-    return _cells(layout, columns_environment(layout, lanes, list(range(n)) * threads), threads * n)
+    """cells() at (lane, i) for every lane and element, lane slowest."""
+    lanes, elems = product_columns((range(threads), range(n)))
+    return _cells(layout, columns_environment(layout, lanes, elems), threads * n)
 
 
 _TABLES: dict = {}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import operator
 from functools import cached_property
 
-from checker.formula.evaluate import columns_environment, environment, formula_hits, piece_columns
+from checker.formula.evaluate import columns_environment, environment, formula_hits, piece_columns, product_columns
 from checker.properties import engine_properties
 from checker.results import PROVED, REFUTED
 
@@ -44,9 +44,8 @@ class Evaluation:
     def __init__(self, layout, lanes, n, rows, cols, reading=None):
         self.layout, self.lanes, self.n, self.rows, self.cols = layout, tuple(lanes), n, rows, cols
         self.reading = reading
-        order = sorted(lanes)  # (lane, i) order, built sorted
-        size = len(order) * n
-        env = columns_environment(layout, [lane for lane in order for _ in range(n)], list(range(n)) * len(order))
+        size = len(self.lanes) * n
+        env = columns_environment(layout, *product_columns((sorted(lanes), range(n))))  # (lane, i) order
         undefined, outside, held = [False] * size, [False] * size, [True] * size
         firsts = []
         for k, formula in enumerate(layout.formulas()):

@@ -53,12 +53,14 @@ _CLOSE = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 
 def _events(text: str, path: str):
-    """The parser's flat stream of events. libyaml's composer recurses once per level of nesting,
-    and a 200 KB file (`- - - - ... x`, or `[[[[...` anywhere a bracket is not what it seems)
-    overflows the C stack; its parser does not recurse, so nothing here composes: the values are
-    built from these events, and nesting is counted on them (quotes, block and flow styles,
-    comments are the parser's business)."""
+    """The parser's flat stream of events, refused at the first level of nesting deeper than
+    MAX_DEPTH. libyaml's composer recurses once per level of nesting, and a 200 KB file
+    (`- - - - ... x`, or `[[[[...` anywhere a bracket is not what it seems) overflows the C stack;
+    its parser does not recurse, so nothing here composes: the values are built from these events,
+    and the nesting is counted on them (quotes, block and flow styles, comments are the parser's
+    business)."""
     loader = _Loader(text)
+    depth = 0
     try:
         while True:
             try:
@@ -73,21 +75,21 @@ def _events(text: str, path: str):
                                 f"YAML nesting deeper than {MAX_DEPTH}") from None
             if event is None:
                 return
+            if isinstance(event, _OPEN):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise SpecError(_at(path, event.start_mark), f"YAML nesting deeper than {MAX_DEPTH}")
+            elif isinstance(event, _CLOSE):
+                depth -= 1
             yield event
     finally:
         loader.dispose()
 
 
 def check_depth(text: str, path: str) -> None:
-    """Refuse nesting deeper than MAX_DEPTH, having read only as far as the first level too deep."""
-    depth = 0
-    for event in _events(text, path):
-        if isinstance(event, _OPEN):
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise SpecError(_at(path, event.start_mark), f"YAML nesting deeper than {MAX_DEPTH}")
-        elif isinstance(event, _CLOSE):
-            depth -= 1
+    """The nesting bound alone, without building anything: read as far as the first level too deep."""
+    for _ in _events(text, path):
+        pass
 
 
 def load(path: str, data: bytes | None = None) -> Document:
@@ -123,8 +125,8 @@ def load(path: str, data: bytes | None = None) -> Document:
 
 class _Builder:
     """A document's plain values and nodes, built in one pass over the parser's events, with
-    PyYAML's composer's findings in its order: the parser's errors (and the nesting limit) where
-    they stand in the stream; then the composer's (an undefined alias, an anchor defined twice);
+    PyYAML's composer's findings in its order: the parser's errors (and the nesting limit,
+    _events') where they stand in the stream; then the composer's (an undefined alias, an anchor defined twice);
     then the count of documents; then the first thing a spec may not say (a tag, an alias, a
     key that is not a plain string or is given twice, a scalar that does not read), in document
     order. Nodes are PyYAML's, so a node's mark, style and tag are what composing gives; a key's
@@ -141,7 +143,7 @@ class _Builder:
         self.stack: list = []
 
     def build(self):
-        depth = documents = 0
+        documents = 0
         stack, nodes = self.stack, self.doc.nodes
         building = False
         for event in _events(self.doc.text, self.doc.path):
@@ -168,16 +170,12 @@ class _Builder:
                     else:
                         frame[0].append(event.value)
             elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-                depth += 1
-                if depth > MAX_DEPTH:
-                    raise SpecError(_at(self.doc.path, event.start_mark), f"YAML nesting deeper than {MAX_DEPTH}")
                 if building:
                     building = self.node(event, kind, stack[-1] if stack else None)
                 else:
                     self.anchor(event)
                     stack.append(None)
             elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-                depth -= 1
                 frame = stack.pop()
                 if frame is not None:
                     frame[2].end_mark = event.end_mark

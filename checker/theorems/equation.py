@@ -12,12 +12,11 @@ are compared point for point.
 from __future__ import annotations
 
 import itertools
-from itertools import chain, repeat
 from dataclasses import dataclass
 
 from checker.errors import SourceSpan, SpecError
 from checker.formula.bounds import expression_widest
-from checker.formula.evaluate import values, warp_cells
+from checker.formula.evaluate import product_columns, values, warp_cells
 from checker.formula.lower import check_type
 from checker.results import PROVED, REFUTED
 
@@ -102,17 +101,13 @@ def _reach(eq: Equation, side: Side, env: dict, size: int) -> tuple:
 
 def _environment(eq: Equation) -> tuple:
     """(the number of points, the names, name -> its value at every point): the columns of
-    eq.points(), made without the points (a warpgroup's equation has 16384)."""
+    eq.points(), made without the points."""
     size = eq.size()
     if size > MAX_POINTS:  # counted, not built
         raise SpecError(eq.span, f"{eq.id} ranges over {size} points; the bound is {MAX_POINTS}")
     names = ["lane"] + [v for v, _ in eq.variables]
-    env, inner, outer = {}, size, 1
-    for name, vals in zip(names, (eq.lanes, *(vals for _, vals in eq.variables))):
-        inner //= len(vals) or 1
-        env[name] = list(chain.from_iterable(repeat(v, inner) for v in vals)) * outer if size else []
-        outer *= len(vals)
-    return size, names, env
+    columns = product_columns((eq.lanes, *(vals for _, vals in eq.variables)))
+    return size, names, dict(zip(names, columns))
 
 
 def _at(names: list, env: dict, k: int) -> tuple:

@@ -81,24 +81,8 @@ _WORDS = ["a", "b", "key", "1", "0x1F", "-2", "1.5", "1e3", "true", "no", "null"
           "[", "]", "{", "}", ",", ":", ": ", "- ", "? ", "|", ">", "#c", "\n", "\n  ", "\n- ", "\n  - ", " "]
 
 
-@settings(max_examples=400, deadline=2000)
-@given(st.lists(st.sampled_from(_WORDS), max_size=24).map("".join))
-@example("a: &x 1\nb: *x\n")  # an alias: refused at the node its anchor names
-@example("a: *x\n")  # an undefined alias: the composer's error
-@example("a: &x 1\nb: &x 2\n")  # an anchor defined twice
-@example("a: 1\na: 2\n--- b\n")  # two documents come before a duplicate key
-@example("--- &x a\n--- &x b\n")  # an anchor is its document's: two documents, not an anchor twice
-@example("--- &x a\n--- *x\n")  # nor does an alias reach into the document before
-@example("a: !!binary x\nb: *z\n")  # the composer's error before the first refusal
-@example("? [a]\n: 1\n")  # a key that is not a plain string
-@example("<<: {a: 1}\n")
-@example("- 1\n- !!int x\n")
-@example("!!int")  # an empty scalar PyYAML's int constructor indexes: a refusal, not an IndexError
-def test_random_texts_load_as_pyyaml_composes_them(text):
-    _same_as_pyyaml(text)
-
-
-@pytest.mark.parametrize("text, message, at", [
+# text, the finding, where (line, col): each one also an example of the random test below
+FINDINGS = [
     ("a: &x 1\nb: *x\n", "YAML anchors and aliases are not allowed in specs", (1, 4)),
     ("a: *x\n", "invalid YAML: found undefined alias", (1, 4)),
     ("a: &x 1\nb: &x 2\n", "invalid YAML: second occurrence", (2, 4)),
@@ -116,7 +100,23 @@ def test_random_texts_load_as_pyyaml_composes_them(text):
     ("a: !!bool\n", "cannot read scalar ''", (1, 4)),  # KeyError
     ("a: !!set {b}\n", "YAML tag 'tag:yaml.org,2002:set' is not allowed", (1, 4)),
     ("a:\n" + "".join("  " * k + "- \n" for k in range(1, 40)), f"YAML nesting deeper than {yamlload.MAX_DEPTH}", None),
-])
+]
+
+
+def _with_examples(test):
+    for text, _, _ in FINDINGS:
+        test = example(text)(test)
+    return example("!!int")(test)  # an empty scalar PyYAML's int constructor indexes: a refusal, not an IndexError
+
+
+@settings(max_examples=400, deadline=2000)
+@given(st.lists(st.sampled_from(_WORDS), max_size=24).map("".join))
+@_with_examples
+def test_random_texts_load_as_pyyaml_composes_them(text):
+    _same_as_pyyaml(text)
+
+
+@pytest.mark.parametrize("text, message, at", FINDINGS)
 def test_the_findings_in_the_composers_order(text, message, at):
     with pytest.raises(SpecError) as got:
         yamlload.load("x.yaml", text.encode())
