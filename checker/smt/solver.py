@@ -16,11 +16,8 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from checker.errors import CheckerError
+from checker.smt.libz3 import Z3Error, context  # noqa: F401 - solver.Z3Error is this module's API too
 
-
-class Z3Error(CheckerError):
-    """z3 rejected a command: a bug in the checker's SMT-LIB text, never a verdict."""
 
 # Each query is bounded by z3's resource limit rather than a clock: the bound is the same on every
 # machine, so a verdict cannot turn unknown on a slower one, and no timer thread is started per
@@ -101,10 +98,7 @@ class _Interpreter:
     one quantified query (covers, when counting cannot decide it) has an interpreter of its own."""
 
     def __init__(self, logic: str | None):
-        import z3  # here, not at the top: a cache hit imports the property modules, which import this one
-
-        self.z3 = z3
-        self.context = z3.Context()  # kept: z3 deletes the C context when this is collected
+        self.context = context()
         self.header = (f"(set-logic {logic})\n" if logic else "") + "(set-option :random-seed 0)\n"
         self.sent: set = set()
         self.rlimit = None
@@ -113,11 +107,7 @@ class _Interpreter:
         self.run(self.header + "(set-option :ctrl_c false)\n")
 
     def run(self, text: str) -> str:
-        try:
-            return self.z3.Z3_eval_smtlib2_string(self.context.ref(), text)
-        except self.z3.Z3Exception as exc:
-            msg = exc.value.decode(errors="replace") if isinstance(exc.value, bytes) else str(exc.value)
-            raise Z3Error(msg) from None
+        return self.context.run(text)
 
     def prepare(self, body: str, rlimit: int):
         missing = _needed(body, self.sent)
