@@ -103,7 +103,8 @@ class _Library:
 
 
 class _Context:
-    """A context of the library opened from the package's folder."""
+    """A context of the library opened from the package's folder. It is never deleted: a process
+    keeps two (solver.py) until it ends, and the system frees them faster than z3's teardown did."""
 
     def __init__(self, library: _Library):
         lib = library.lib
