@@ -10,8 +10,8 @@ runs in.
 
 It is also the prover's cheapest start: importing z3's Python API declares every function of the
 C API (z3core.py) and builds its object layer (z3.py), about 30 ms in each process that solves,
-each forked worker included, of which the checker uses one call. See docs/speed.md, "z3 without
-its Python API".
+each forked worker included, of which the checker uses one call. See docs/speed.md, "z3's
+library, from the package's folder only".
 
 Where none of those folders holds it (z3 not installed from z3-solver, the project's declared
 dependency), proving says so, as a checker error; it never falls back to z3's loader.
@@ -85,6 +85,14 @@ class _Library:
         # process: this one does nothing; the error code is read after each call (as z3core.py does)
         handler = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint)
         self.ignore = handler(lambda ctx, code: None)
+        try:
+            self._declare(lib, ctypes, handler)
+        except AttributeError as exc:  # a shared object, but not z3's
+            raise CheckerError(f"{path} is not z3's library: {exc}") from None
+        self.lib = lib
+
+    @staticmethod
+    def _declare(lib, ctypes, handler):
         lib.Z3_mk_config.restype = ctypes.c_void_p
         lib.Z3_mk_config.argtypes = []
         lib.Z3_del_config.argtypes = [ctypes.c_void_p]
@@ -99,7 +107,6 @@ class _Library:
         lib.Z3_get_error_code.argtypes = [ctypes.c_void_p]
         lib.Z3_get_error_msg.restype = ctypes.c_char_p
         lib.Z3_get_error_msg.argtypes = [ctypes.c_void_p, ctypes.c_uint]
-        self.lib = lib
 
 
 class _Context:

@@ -108,17 +108,27 @@ def test_a_rejected_command_says_what_z3s_own_says():
     assert ours.run("(check-sat)").strip() == "sat"  # the context goes on
 
 
-@pytest.mark.parametrize("where", ["none", "broken"])
+def _foreign(tmp_path) -> str:
+    """A shared object that is not z3's: a C extension of Python's own, where one is a file."""
+    import _ctypes
+
+    return getattr(_ctypes, "__file__", None) or "libc.so.6"
+
+
+@pytest.mark.parametrize("where", ["none", "broken", "foreign"])
 def test_no_usable_library_is_a_checker_error(where, tmp_path, monkeypatch, run):
-    """No library beside the package, or a file there that is not one: every question is
-    answered 'could not be decided', saying why, exit 1; no traceback, no exit from inside z3."""
+    """No library beside the package, a file there that is not a shared object, or one that is
+    not z3's: every question is answered 'could not be decided', saying why, exit 1; no
+    traceback, no exit from inside z3."""
     broken = tmp_path / "libz3.so"
     broken.write_bytes(b"not a shared object")
-    monkeypatch.setattr(libz3, "candidates", lambda: [] if where == "none" else [str(broken)])
+    found = {"none": [], "broken": [str(broken)], "foreign": [_foreign(tmp_path)]}[where]
+    monkeypatch.setattr(libz3, "candidates", lambda: found)
     monkeypatch.setattr(libz3, "_LIBRARY", [])
     monkeypatch.setattr(solver, "_INTERPRETERS", {})
     with pytest.raises(CheckerError, match="z3's library"):
         libz3.context()
+    monkeypatch.setattr(libz3, "_LIBRARY", [])
     r = run("prove", os.path.join(SPECS, "m8n8k32.yaml"), "--jobs", "1")
     assert r.code == 1 and "z3's library" in r.out and "Traceback" not in r.out + r.err
 
