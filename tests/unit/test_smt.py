@@ -2,7 +2,7 @@
 that z3 answers as the run did; the plain-Python engine's witness is confirmed by z3, never taken
 on trust; the one query for all point properties gives way to each one when it fails; memoised
 parses still locate their errors; the warp table equals direct evaluation; z3 is imported only
-under checker/smt/, and the light binding of its C functions answers as z3's own."""
+under checker/smt/ (its library's binding is held to z3's own answers in test_libz3.py)."""
 import dataclasses
 import glob
 import os
