@@ -31,12 +31,18 @@ def run(args, out, err) -> int:
     from checker.spec.checked import load_checked
 
     spec = load_checked(one_spec(args.spec))
+    v, all_ = find(spec, args.fragment_set or "")
+    if not all_:
+        # a wgmma, sparse or data-movement spec: the reference model runs mma.sync's dense variants only
+        raise UsageError(f"{spec.shape} ({spec.family}) has no variant the reference model runs: "
+                         "checker simulate takes a dense mma.sync spec (specs/m16n8k16.yaml)")
     if args.fragment_set is None:
-        from checker.semantics.variants import variants
-
-        out.write("".join(f"{v.id}    {v.instruction}\n" for v in variants(spec)))
+        if args.format == "json":
+            json.dump([{"id": x.id, "instruction": x.instruction} for x in all_], out, separators=(",", ":"))
+            out.write("\n")
+        else:
+            out.write("".join(f"{x.id}    {x.instruction}\n" for x in all_))
         return 0
-    v, all_ = find(spec, args.fragment_set)
     if v is None:
         import difflib
 

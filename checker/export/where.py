@@ -1,6 +1,7 @@
 """Which lane, element, register and bits hold a matrix cell (`checker where`), as data and as text."""
 from __future__ import annotations
 
+from checker.bounded import shown
 from checker.errors import UsageError
 from checker.export import derive
 from checker.export.checked import fragment
@@ -32,7 +33,7 @@ def where(spec_path: str, fid: str, row: int, col: int, compressed: bool = False
             for i in range(m.n):
                 if m.cell(t, i) == (row, col):
                     holders.append({"computation": k, "lane": lane, "i": i, "element": f"{frag.letter}{i}",
-                                    "registers": _registers(frag, i)})
+                                    "registers": _registers(frag, reading, i)})
                     if frag.threads.count > 32:  # a warpgroup: thread T<t> is lane t % 32 of warp t / 32
                         holders[-1].update(thread=lane, warp=lane // 32, lane=lane % 32)
     bijective = all(py_engine.decide(reading.layout, d, reading.n, frag.rows, frag.cols)["injective"][0] == PROVED
@@ -60,7 +61,7 @@ def _where_sparse(spec, frag, reading, row: int, col: int) -> dict:
             i = reg * g.per_register + p
             start = first + c * g.chunk
             holders.append({"computation": None, "lane": lane, "i": i, "element": f"{frag.letter}{i}",
-                            "registers": _registers(frag, i), "range": [first, last],
+                            "registers": _registers(frag, reading, i), "range": [first, last],
                             "metadata": {"chunk": [start, start + g.chunk - 1], "index": q, "value": index,
                                          "unit": g.unit}})
             if frag.threads.count > 32:  # a warpgroup: thread T<t> is lane t % 32 of warp t / 32
@@ -75,17 +76,27 @@ def _where_sparse(spec, frag, reading, row: int, col: int) -> dict:
 _ORDINAL = ("first", "second", "third", "fourth")
 
 
-def _registers(frag, i: int) -> list:
+def _registers(frag, reading, i: int) -> list:
+    """Where each table row's registers put element i: at its place in the row's element list
+    (the reading's, or the document's as printed where an element-list erratum is reverted: the
+    printed m16n8k16 .f16 row `c0, c1, c1, c2` puts c1 in two places and c3 in none, with
+    `register` None); a row whose cell lists nothing puts element i at place i."""
     out = []
     n = dict(frag.params).get("N")
-    for t in frag.table:
+    name = f"{frag.letter}{i}"
+    for t, names in zip(frag.table, reading.elements):
         if t.values is not None and n not in t.values:
             continue  # a type this instance's N does not have (wgmma .s32 at N = 40)
         p = t.per_register or 1
         w = KIND_BITS[t.kind] // p
-        lo = (i % p) * w
-        out.append({"types": list(t.types), "register": i // p, "count": t.count, "kind": t.kind,
-                    "bits": [lo, lo + w - 1]})
+        places = [j for j, x in enumerate(names) if x == name] if names is not None else [i]
+        for j in places:
+            lo = (j % p) * w
+            out.append({"types": list(t.types), "register": j // p, "count": t.count, "kind": t.kind,
+                        "bits": [lo, lo + w - 1]})
+        if not places:
+            out.append({"types": list(t.types), "register": None, "count": t.count, "kind": t.kind, "bits": None,
+                        "listed": ", ".join(names)})
     return out
 
 
@@ -101,9 +112,13 @@ def where_text(w: dict) -> str:
         who = f"thread {h['thread']} (warp {h['warp']}, lane {h['lane']})" if "thread" in h else f"lane {h['lane']}"
         lines.append(f"  {comp}{who}, element {h['element']}")
         for r in h["registers"]:
+            types = "/".join("." + t for t in r["types"])
+            if r["register"] is None:
+                lines.append(f"      {types}: in no register: the element list ({shown(r['listed'], 60, False)}) does not name "
+                             f"{h['element']}")
+                continue
             bits = "" if r["bits"] == [0, KIND_BITS[r["kind"]] - 1] else f", {_bits(*r['bits'])}"
-            lines.append(f"      {'/'.join('.' + t for t in r['types'])}: register {r['register']} of {r['count']} "
-                         f".{r['kind']}{bits}")
+            lines.append(f"      {types}: register {r['register']} of {r['count']} .{r['kind']}{bits}")
     lines.append("  the only holder" + ("s, one per MMA computation" if len(w["holders"]) > 1 else "")
                  + ": the fragment is injective over every point (enumerated)" if w["unique"]
                  else "  WARNING: the fragment is not injective, so this answer is not unique")

@@ -125,6 +125,25 @@ def test_where_as_printed_replays_a_hole_of_the_printed_text(run):
     assert r.code == 3 and "does not parse" in r.err and "m16n8k16.yaml:50:44" in r.err
 
 
+def test_where_as_printed_places_registers_by_the_printed_element_list(run):
+    """m16n8k16 C.int's .f16 row is printed `c0, c1, c1, c2`: as printed, c3 is in no .f16
+    register and c1 in two. The register lines were computed from the element's index, so
+    `--as-printed` answered as the reading does."""
+    k16 = os.path.join(SPECS, "m16n8k16.yaml")
+    r = run("where", k16, "--fragment", "C.int", "--row", "8", "--col", "1", "--as-printed", "2", "--format", "json")
+    (h,) = json.loads(r.out)["holders"]
+    f16 = [x for x in h["registers"] if x["types"] == ["f16"]]
+    assert h["element"] == "c3" and f16 == [{"types": ["f16"], "register": None, "count": 2, "kind": "f16x2",
+                                            "bits": None, "listed": "c0, c1, c1, c2"}]
+    r = run("where", k16, "--fragment", "C.int", "--row", "8", "--col", "1", "--as-printed", "2")
+    assert "      .f16: in no register: the element list (c0, c1, c1, c2) does not name c3\n" in r.out
+    r = run("where", k16, "--fragment", "C.int", "--row", "0", "--col", "1", "--as-printed", "2")
+    assert ("      .f16: register 0 of 2 .f16x2, bits 16..31\n"
+            "      .f16: register 1 of 2 .f16x2, bits 0..15\n") in r.out
+    r = run("where", k16, "--fragment", "C.int", "--row", "8", "--col", "1")  # the reading: c3 is register 1's high half
+    assert "      .f16: register 1 of 2 .f16x2, bits 16..31\n" in r.out and "no register" not in r.out
+
+
 def test_table_json(run):
     r = run("table", M256, "--fragment", "A.b1", "--format", "json")
     (t,) = json.loads(r.out)
@@ -247,6 +266,21 @@ def test_a_figure_only_fragment_or_a_mistyped_variant(run):
         assert "Did you mean" not in r.err
     r = run("simulate", k16, "--fragment-set", "row.col.f32.f16.f16.f33")
     assert r.code == 2 and "did you mean 'row.col.f32.f16.f16.f32'? It has " in r.err, r.err
+
+
+def test_simulate_lists_variants_as_json_and_refuses_a_spec_it_cannot_run(run):
+    """The list of variants honours --format json; a wgmma or data-movement spec, which has none,
+    was an empty list and exit 0 (and `--fragment-set x` said "it has " with nothing after)."""
+    k16 = os.path.join(SPECS, "m16n8k16.yaml")
+    text = run("simulate", k16)
+    listed = json.loads(run("simulate", k16, "--format", "json").out)
+    assert text.code == 0 and len(listed) == 16
+    assert [f"{v['id']}    {v['instruction']}" for v in listed] == text.out.splitlines()
+    for name in ("m64nNk16.yaml", "ldmatrix.m8n8.yaml", "m64nNk16.sp.yaml"):
+        for extra in ((), ("--format", "json"), ("--fragment-set", "x")):
+            r = run("simulate", os.path.join(SPECS, name), *extra)
+            assert r.code == 2 and r.out == "", (name, extra, r.out)
+            assert "has no variant the reference model runs: checker simulate takes a dense mma.sync spec" in r.err
 
 
 def test_a_fragment_id_in_the_wrong_case_or_with_a_parameter_it_lacks(run):
