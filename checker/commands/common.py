@@ -64,8 +64,11 @@ def add_format(parser, choices=("text", "json")) -> None:
 def integer(text: str) -> int:
     """An integer option's value, in ASCII digits: int() also takes '٣' and '３' as 3, which no
     one types on purpose; a spec's formulas refuse them too (the grammar's NUMBER is [0-9])."""
-    if not re.fullmatch(r"-?[0-9]{1,30}", text):
+    if not re.fullmatch(r"-?[0-9]+", text):
         raise argparse.ArgumentTypeError(f"expected an integer in ASCII digits 0-9, found {shown(text, 40)}")
+    if len(text.lstrip("-")) > 30:  # no option takes such a number, and int() of a long text is quadratic
+        raise argparse.ArgumentTypeError(f"{shown(text, 40)} has {len(text.lstrip('-'))} digits; no option here takes "
+                                         "a number of more than 30")
     return int(text)
 
 

@@ -45,6 +45,16 @@ def test_integer_options_take_ascii_digits_only(run, argv, option, value):
     assert option in r.err and repr(value) in r.err, r.err
 
 
+@pytest.mark.parametrize("digits", [31, 5000])
+def test_an_integer_option_too_long_says_so(run, digits):
+    """31 ASCII digits were answered "expected an integer in ASCII digits 0-9", which they are."""
+    r = run("where", M16, "--fragment", "A.f16", "--col", "1", "--row", "9" * digits)
+    assert r.code == 2 and "--row" in r.err and "ASCII" not in r.err, r.err
+    assert f"has {digits} digits; no option here takes a number of more than 30" in r.err, r.err
+    r = run("where", M16, "--fragment", "A.f16", "--col", "1", "--row", "-" + "9" * 30)
+    assert r.code == 2 and "digits" not in r.err, r.err  # 30 digits are read, and the row is out of range
+
+
 def test_no_option_of_any_command_is_parsed_by_int():
     """`where --as-printed` kept argparse's type=int after the others moved to `integer`, and
     answered `--as-printed ١` as erratum 1: every option of every command is looked at here."""
