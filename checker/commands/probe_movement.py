@@ -62,7 +62,7 @@ def compile_rows(subjects: dict, wanted: list) -> list:
         if not ok:
             return "skipped", why, None
         if known and target not in known:
-            return "skipped", f"this ptxas ({version(tool)}) cannot target {target}", None
+            return "skipped", f"{version(tool)} cannot target {target}", None
         good, message, cubin = assemble(tool, ptx_of(subject, target), target.removeprefix("sm_"), subject.kernel)
         code = sass.disassemble(cubin, disasm) if good and disasm else None
         return ("assembled" if good else "rejected"), message, code

@@ -73,6 +73,26 @@ def test_bad_arch_is_a_usage_error(run):
     assert r.code == 2 and "--arch takes targets like sm_80" in r.err
 
 
+def test_a_target_this_ptxas_does_not_know_is_skipped_not_blamed_on_the_spec(run):
+    """`--arch sm_999` (or sm_70, which CUDA 13 dropped) was "specs/m8n8k4.yaml:33:13: error: ptxas
+    (sm_999) rejects ...", exit 1: the toolkit's limit, said as the spec's fault."""
+    from checker.probe.assemble import known_targets, ptxas, version
+
+    assert "sm_90" in known_targets(ptxas()) and "sm_999" not in known_targets(ptxas())
+    path = os.path.join(SPECS, "m8n8k4.yaml")
+    r = run("probe", path, "--compile-only", "--arch", "sm_999,sm_90", "--format", "json")
+    rows = [x for x in json.loads(r.out) if x["instruction"].startswith("mma.")]
+    assert r.code == 0 and len(rows) == 26, r.out + r.err
+    for x in rows:
+        if x["arch"] == "sm_999":
+            assert x["result"] == "skipped" and x["location"] is None
+            assert x["message"] == f"{version(ptxas())} cannot target sm_999"
+        else:
+            assert x["result"] == "assembled"
+    r = run("probe", path, "--compile-only", "--arch", "sm_999")
+    assert r.code == 0 and "error" not in r.out and "sm_999: 0 assembled, 0 rejected, 13 skipped (" in r.out, r.out
+
+
 def test_sass_shows_what_runs_on_tensor_cores(compiled):
     """nvdisasm (the [test] extra) reads the SASS: on sm_90 m8n8k4 .f16 has no tensor-core
     instruction, .s4 becomes two .s8 IMMAs and .xor.popc two AND.POPC BMMAs."""
