@@ -70,8 +70,25 @@ def _verdicts(path, jobs: int = 1) -> dict:
         return {}
     from checker.scope import widen
 
+    return _verdicts_of(widen([path]).files, jobs)
+
+
+def _survivors(old: str, folder: str) -> list:
+    """The other files of a removed file's scope (at its old version) as they stand in `folder`
+    now, each relations file restricted to the same shapes: what the removal may break."""
+    from checker.scope import Relations, widen
+
+    out = []
+    for f in widen([old]).files:
+        now = os.path.join(folder, os.path.basename(f))  # folder "": the working folder
+        if os.path.abspath(f) != os.path.abspath(old) and os.path.isfile(now):
+            out.append(Relations(now, f.shapes, f.focus) if isinstance(f, Relations) else now)
+    return out
+
+
+def _verdicts_of(files: list, jobs: int = 1) -> dict:
     out: dict = {}
-    for r in prove_paths(widen([path]).files, Options(jobs=jobs)):
+    for r in prove_paths(files, Options(jobs=jobs)) if files else ():
         mine = out.setdefault(os.path.basename(r.spec), {})
         key, n = _key(r), 1
         while key in mine:  # two sentences or rows of one subject: numbered in the results' order
@@ -134,9 +151,10 @@ def _checked(path: str):
 
 
 def diff_files(old: str | None, new: str | None, label: str, old_label: str | None = None,
-               old_error: SpecError | None = None, jobs: int = 1) -> SpecDiff:
+               old_error: SpecError | None = None, jobs: int = 1, folder: str | None = None) -> SpecDiff:
     """`old_label`: how to name the old file in messages (`REV:path` for a file from git history,
-    which sits in a temporary folder); `old_error`: why the old version could not be read."""
+    which sits in a temporary folder); `old_error`: why the old version could not be read;
+    `folder`: where a removed file stood, whose other files of its scope are proved as they are now."""
     status = "added" if old is None and old_error is None else "removed" if new is None else "modified"
     d = SpecDiff(label, status)
     specs = {}
@@ -171,12 +189,13 @@ def diff_files(old: str | None, new: str | None, label: str, old_label: str | No
     elif "old" in specs:
         d.removed = [f.id for f in specs["old"].fragments()]
     # every verdict of the scope: the file's own here, the other files' in d.related
-    va, vb = _verdicts(old, jobs), _verdicts(new, jobs)
+    va = _verdicts(old, jobs)
+    # a removed file's scope: the files that named it, as they are now (relations.yaml fails to
+    # load without it, and was listed as unchanged); an added file's has no old side to compare
+    vb = _verdicts(new, jobs) if new else _verdicts_of(_survivors(old, folder), jobs) if old and folder is not None else {}
     own = os.path.basename(new or old or label)
     _changes(va.pop(own, {}), vb.pop(own, {}), d)
-    # the other files of the scope, where both versions have one (an added or removed file's scope
-    # exists on one side only: its own verdicts say what changed)
-    for name in sorted(set(va) | set(vb)) if old and new else ():
+    for name in sorted(set(va) | set(vb)) if old and (new or folder is not None) else ():
         other = SpecDiff(os.path.join(os.path.dirname(label), name), "affected", by=[label])
         _changes(va.get(name, {}), vb.get(name, {}), other)
         if other.verdicts:
@@ -293,9 +312,10 @@ def diff_base(rev: str, paths: list, spec_files, jobs: int = 1) -> list:
             new = now.get(rel)
             if old and new and same_bytes(old, new, MAX_BYTES):
                 continue
-            out.append((old, new, new or rel, f"{rev}:{rel}", error))
+            here = os.path.relpath(os.path.join(top, rel))  # a removed file named from the working folder, as the others
+            out.append((old, new, new or here, f"{rev}:{rel}", error, os.path.dirname(here)))
         # once every file is fetched: a diff proves the file's scope, which reads the files beside it
-        return [diff_files(*args, jobs=jobs) for args in out]
+        return [diff_files(*args, jobs=jobs, folder=folder if args[1] is None else None) for *args, folder in out]
 
 
 def diff_pair(old: str, new: str, jobs: int = 1) -> SpecDiff:

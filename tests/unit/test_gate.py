@@ -138,6 +138,36 @@ def test_diff_against_a_git_revision(run, tmp_path, monkeypatch):
     assert bad.code == 2 and f"'{tmp_path}' is not in a git repository" in bad.err, bad.err
 
 
+def test_diff_against_a_git_revision_sees_what_a_removed_spec_breaks(run, tmp_path, monkeypatch):
+    """A spec removed alone was "removed", exit 0, while relations.yaml, which names it, no longer
+    loads (`prove` exits 3); and with a folder given (`specs/`, the workflow's form) the removal was
+    not seen at all: "no spec file changed"."""
+    repo = tmp_path / "repo"
+    shutil.copytree(SPECS, repo / "specs")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "seed")
+    os.remove(repo / "specs" / "m8n8k32.yaml")
+    monkeypatch.chdir(repo)
+    broken = ("specs/relations.yaml: not edited; verdicts changed by the edit of specs/m8n8k32.yaml "
+              "(a verdict got worse)")
+    for args in ((), ("specs/",), ("specs",)):
+        r = run("diff", "--base", "HEAD", *args)
+        assert r.code == 1, (args, r.out)
+        assert "specs/m8n8k32.yaml: removed" in r.out and broken in r.out, (args, r.out)
+        assert "specs/relations.yaml:" in r.out and "no spec m8n8k32.yaml beside the relations file" in r.out
+    monkeypatch.chdir(repo / "specs")  # named from the working folder, as every other file
+    r = run("diff", "--base", "HEAD", ".")
+    assert r.code == 1 and "m8n8k32.yaml: removed" in r.out and "specs/" not in r.out, r.out
+    assert "relations.yaml: not edited; verdicts changed by the edit of m8n8k32.yaml (a verdict got worse)" in r.out
+    # the control: a spec nothing else reads can go
+    monkeypatch.chdir(repo)
+    _git(repo, "checkout", "-q", "--", "specs/m8n8k32.yaml")
+    os.remove(repo / "specs" / "stmatrix.m8n8.yaml")
+    r = run("diff", "--base", "HEAD", "specs/")
+    assert r.code == 0 and "specs/stmatrix.m8n8.yaml: removed" in r.out and "not edited" not in r.out, r.out
+
+
 def test_sarif_validates_against_sarif_2_1_0_and_locates_the_failure(run, tmp_path):
     from pydantic import ValidationError
     from pydantic_sarif.model import StaticAnalysisResultsFormatSarifVersion210JsonSchema as Sarif
