@@ -80,6 +80,8 @@ def unresolved(same, resolve, spec=None) -> list:
         elif frag.operand not in same.operands:
             out.append((where, f"{shown(ref, 60, False)}: expected a fragment of operand "
                                f"{' or '.join(same.operands)}, found operand {frag.operand}"))
+        elif (why := _other_section(same, other, fid)) is not None:
+            out.append((where, f"{shown(ref, 60, False)}: {why}"))
         else:
             covered.add(frag.operand)
             resolved += 1
@@ -94,15 +96,43 @@ def unresolved(same, resolve, spec=None) -> list:
     return out
 
 
+def _words(text: str) -> str:
+    return " ".join(text.replace("`", "").split()).lower()
+
+
+def _other_section(same, other, fid: str) -> str | None:
+    """Why fragment `fid` of spec `other` is not in the section the sentence names, or None. The
+    sentence names a section by its title ("... mma.m16n8k16 with floating point type"): the one
+    whose title it holds, the longest where several do (a title "mma.m16n8k16" would be held by
+    "mma.m16n8k16 with integer type" too). m16n8k16 has a C of each: the shape alone let
+    `m16n8k16/C.int` stand where the sentence says floating point."""
+    text = _words(sentence(same))
+    held = [sec for sec in other.sections if _words(sec.title) in text]
+    if not held:
+        return f"the sentence names no section of {other.shape} by its title"
+    named = max(held, key=lambda sec: len(_words(sec.title)))
+    ids = {f.id.split("[")[0] for f in (*named.fragments, *named.figures_only)}
+    if fid in ids:
+        return None
+    return (f"the sentence names the section {shown(named.title, 80)} of {other.shape}, which has no {fid} "
+            f"({shown(', '.join(sorted(ids)), 120, False)})")
+
+
+def sentence(same) -> str:
+    """A "same as" sentence with its errata's readings in place."""
+    text = same.printed
+    for e in same.errata:
+        if e.printed:
+            text = text.replace(e.printed, e.value.text, 1)
+    return text
+
+
 def named_shape(same) -> str | None:
     """The shape a "same as" sentence names ("... the same as in case of Matrix Fragments for
     mma.m16n8k16 ..."), its errata's readings in place; None where it names none."""
     import re
 
-    text = same.printed
-    for e in same.errata:
-        if e.printed:
-            text = text.replace(e.printed, e.value.text, 1)
+    text = sentence(same)
     m = re.search(r"Matrix Fragments for (?:wgmma\.mma_async|mma)\.(m\w+?)\.?(?:\s|$)", text, re.I)
     return m.group(1) if m else None
 

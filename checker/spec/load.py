@@ -182,6 +182,12 @@ class _Meaning:
         comps, owner = [], {}
         for ci, c in enumerate(sec.get("computations", [])):
             cpath = base + ["computations", ci]
+            # the ranges are the printed sentence's ("%laneid 0-3 (low group) and 16-19"), which
+            # verbatim finds in the document: lanes that say otherwise passed every proof
+            said = [[int(lo), int(hi)] for lo, hi in re.findall(r"\b([0-9]+)-([0-9]+)\b", str(c["printed"]))]
+            if [list(r) for r in c["lanes"]] != said:
+                raise SpecError(self.span(cpath + ["lanes"]), f"lanes {c['lanes']} are not the ranges the printed "
+                                f"sentence gives ({', '.join(f'{lo}-{hi}' for lo, hi in said) or 'none'})")
             lanes = []
             for lo, hi in c["lanes"]:
                 if lo > hi:
@@ -268,6 +274,15 @@ class _Meaning:
                             f"{fr['id']}: layout {fr.get('layout') or 'not given'}, but its caption draws {said} matrix",
                             "layout: row for a row-major matrix, col for a column-major one, none where the caption "
                             "names neither")
+        drawn_of = {"A": "A", "B": "B", "C": "C/D", "D": "D"}.get(fr["operand"])  # ldmatrix's r: "one 8x8 matrix"
+        named = set(re.findall(r"\bmatrix (?:matrix )?(C/D|A|B|D)\b", caption))
+        if drawn_of and "caption" in fr and named != {drawn_of}:
+            # verbatim finds a caption anywhere in its section: the captions of A and B swapped with
+            # their figures were both found, and A was said to be drawn by B's figure
+            raise SpecError(self.span(fpath + ["caption"]),
+                            f"{fr['id']} is a fragment of {fr['operand']}, but its caption draws "
+                            + (" and ".join(f"matrix {x}" for x in sorted(named)) or "no matrix A, B, C/D or D"),
+                            "the caption (and figures) of the figure that draws this operand")
         return model.Fragment(
             id=fr["id"] + "".join(f"[{name}={value}]" for name, value in params), operand=fr["operand"], layout=fr.get("layout"),
             header=self.stext(fpath + ["header"]), table=tuple(rows), figures=tuple(fr["figures"]),
@@ -336,7 +351,16 @@ class _Meaning:
         if not 0 < nonzero < chunk or k % chunk:
             raise SpecError(self.span(spath + ["granularity"]),
                             f"granularity {sp['granularity']} must be n:c with 0 < n < c and c dividing K = {k}")
-        says = "pair-wise" in " ".join(str(sp["printed"]).split())
+        sentence = " ".join(str(sp["printed"]).split())
+        # the ratio alone is checked by fragment-shape, and 1:2 has 4:8's: the metadata's chunks
+        # (checker where, the reference model) come from the granularity the sentence states
+        stated = re.findall(r"granularity of ([0-9]+):([0-9]+)", sentence)
+        if [(str(nonzero), str(chunk))] != stated:
+            raise SpecError(self.span(spath + ["granularity"]),
+                            f"granularity {sp['granularity']} is not the one the sentence states"
+                            + (f" ({', '.join(':'.join(g) for g in stated)})" if stated else
+                               " (it states none: \"... at a granularity of 2:4.\")"))
+        says = "pair-wise" in sentence
         if sp.get("pairwise", False) != says:
             # the reference model takes the metadata's units from it (two-wide, or one); the
             # document's sentence says which

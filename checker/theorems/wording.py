@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from checker.results import PROVED, REFUTED, Result
+from checker.results import PROVED, REFUTED, UNKNOWN, Result
 from checker.spec.model import WORD_CHECKS
 from checker.theorems.register_words import (EACH, KIND, TOTAL, Located, dotted, register_count, register_kind,
                                              register_words)
@@ -107,8 +107,12 @@ def _texts(spec, resolve):
         for same in sec.same_as:
             spans = same.fragment_spans or (same.span,) * len(same.fragments)
             targets = tuple((name, at, *_target(spec, name, resolve)) for name, at in zip(same.fragments, spans))
+            # a fragment not at hand (its spec missing or not loading) has no types to hold the
+            # sentence to: asked anyway, every type it named was "not in its tables"
+            lost = [name for name, _, frag, *_ in targets if frag is None]
             yield same, "same_as", None, same.printed, same.printed_span or same.span, {
-                "types-named": lambda t, targets=targets: same_as_types(t, targets), "wording": wording}
+                "types-named": (lambda t, targets=targets: same_as_types(t, targets)) if not lost else _Unasked(lost),
+                "wording": wording}
         for f in frs:
             if f.caption is not None:
                 kinds = tuple(r.kind for r in f.table)
@@ -136,6 +140,15 @@ def _texts(spec, resolve):
             row = f.table[diff.row - 1]
             yield f, "difference", diff.row - 1, diff.fragment_cell, diff.span, {
                 "types-named": lambda t, row=row: cell_types(t, row)}
+
+
+class _Unasked:
+    """A check that cannot be asked, and why: its result is unknown, and an erratum declaring it
+    is neither confirmed nor refuted."""
+
+    def __init__(self, lost):
+        self.why = (f"cannot be asked: {', '.join(lost)} {'is' if len(lost) == 1 else 'are'} not loaded "
+                    "(the same-as theorem says why)")
 
 
 def _target(spec, name, resolve) -> tuple:
@@ -201,6 +214,12 @@ def check(spec, resolve=None) -> list:
         subject = _subject(owner, field, row)
         fid = getattr(owner, "id", None) if field in ("caption", "fragment", "elements", "difference") else None
         read = _apply(printed or "", mine, field, row)
+        unasked = {name: fn for name, fn in checks.items() if isinstance(fn, _Unasked)}
+        checks = {name: fn for name, fn in checks.items() if name not in unasked}
+        for name, fn in unasked.items():
+            out.append(Result(spec.path, fid, name, UNKNOWN, 0.0, str(span), subject=None if fid else subject,
+                              message=f"{subject} {name} {fn.why}"))
+        mine = [e for e in mine if not set(e.breaks) & set(unasked)]  # neither confirmed nor refuted
         for name, fn in checks.items():
             why = fn(read)
             if why is not None:

@@ -442,6 +442,60 @@ def test_pairwise_that_the_sentence_does_not_say_is_refused(copy, run, old, new,
     assert f"{path}:{at}:{col}: error: pairwise is false, but the sentence says \"pair-wise\"" in err, err
 
 
+def test_same_as_naming_a_fragment_of_another_section_of_the_shape_is_refused(copy, run):
+    # "... the same as in case of Matrix Fragments for mma.m16n8k16 with floating point type.":
+    # m16n8k16's integer C has the same shape, and only the shape was checked
+    path, line, col = copy("m16n8k16.yaml", "fragments: [m16n8k16/C.float]\n", "fragments: [m16n8k16/C.int]\n")
+    err = refused(run, path)
+    assert (f"{path}:{line}:{col + len('fragments: [')}: error: m16n8k16/C.int: the sentence names the section "
+            "'Matrix Fragments for mma.m16n8k16 with floating point type' of m16n8k16, which has no C.int") in err, err
+    r = run("prove", path, "--no-cache")
+    assert r.code == 3 and f"{path}:{line}:{col + len('fragments: [')}: error: same-as" in r.out, r.out
+    assert "m16n8k16/C.int: the sentence names the section" in r.out
+
+
+def test_computation_lanes_the_sentence_does_not_give_are_refused(copy, run):
+    # m8n8k4 .f16: computations 1 and 2 trading their high groups still tile the warp, and every
+    # proof passed; only a crosscheck of dumps noticed, at the fragments' lines
+    path, line, col = copy("m8n8k4.yaml", "        lanes: [[0, 3], [16, 19]]\n", "        lanes: [[0, 3], [20, 23]]\n")
+    err = refused(run, path)
+    assert (f"{path}:{line}:16: error: lanes [[0, 3], [20, 23]] are not the ranges the printed sentence gives "
+            "(0-3, 16-19)") in err, err
+
+
+def test_captions_swapped_with_their_figures_are_refused(tmp_path, run):
+    """A.f16 and B.f16 of m16n8k16 with their figures and captions swapped: verbatim finds each
+    caption in the section and prove has nothing to refute, so the swap passed every check."""
+    folder = tmp_path / "specs"
+    shutil.copytree(SPECS, folder)
+    path = folder / "m16n8k16.yaml"
+    text = path.read_text(encoding="utf-8")
+    a = "        figures: [Figure 79]\n        caption: MMA .m16n8k16 fragment layout for matrix A with .f16 / .bf16 type.\n"
+    b = "        figures: [Figure 81]\n        caption: MMA .m16n8k16 fragment layout for matrix B with .f16 / .bf16 type.\n"
+    assert text.count(a) == 1 and text.count(b) == 1
+    path.write_text(text.replace(a, "\0").replace(b, a).replace("\0", b), encoding="utf-8")
+    line = text[:text.index(a)].count("\n") + 2
+    err = refused(run, str(path))
+    assert f"{path}:{line}:18: error: A.f16 is a fragment of A, but its caption draws matrix B" in err, err
+    # and a caption that names no matrix at all
+    path.write_text(text.replace(a, a.replace("for matrix A with", "with")), encoding="utf-8")
+    err = refused(run, str(path))
+    assert f"{path}:{line}:18: error: A.f16 is a fragment of A, but its caption draws no matrix A, B, C/D or D" in err
+
+
+@pytest.mark.parametrize("name, old, new, said", [
+    ("m16n8k128.yaml", "granularity: '4:8'", "granularity: '1:2'", "granularity 1:2 is not the one the sentence states (4:8)"),
+    ("m16n8k32.yaml", "      granularity: '2:4'\n      storage: 9.7.14.6.1\n      printed: When",
+     "      granularity: '4:8'\n      storage: 9.7.14.6.1\n      printed: When",
+     "granularity 4:8 is not the one the sentence states (2:4)")])
+def test_a_granularity_the_sentence_does_not_state_is_refused(copy, run, name, old, new, said):
+    # fragment-shape checks the ratio (8 of 16 is 4:8 and 1:2 alike); every check passed, while
+    # `where` read the metadata in chunks of 2 and left columns to no register
+    path, line, col = copy(name, old, new)
+    err = refused(run, path)
+    assert f"{path}:{line}:{col + len('granularity: ') + (6 if old.startswith(' ') else 0)}: error: {said}" in err, err
+
+
 @pytest.mark.parametrize("old, new, said", [
     ("        layout: row\n        header: .atype\n", "        layout: col\n        header: .atype\n",
      "A.f16.row: layout col, but its caption draws a row-major matrix"),
