@@ -32,6 +32,11 @@ MAX_DEPTH = 16
 MAX_ERRORS = 50  # errors kept: enough to see what is wrong, never a flood
 SUFFIXES = (".md", ".txt")
 _VERSION = re.compile(r"\bPTX ISA\b\)?[^\n]{0,60}?\b(?:version )?(\d+\.\d+)\b")
+# a figure's caption opens its line: `**Figure 79 MMA ...**` (9.1, a note on its anchor after it),
+# `**Figure 146** Sparse ...` or `*Figure 176 Sparse ...*` (9.2) in Markdown; in a
+# text file (the seeds) a plain `Figure 100 MMA ...`, where in Markdown that is prose ("Figure 176
+# shows ...") and `Figure 111, with` is prose wrapped in either
+_CAPTION = re.compile(r"[ \t]*(\*{0,2})Figure (\d+)(?=\*|[ \t]+\S)")
 
 
 @dataclass
@@ -60,6 +65,7 @@ class DocFile:
     cells: list = field(default_factory=list)
     lines: list = field(default_factory=list)
     headings: list = field(default_factory=list)  # (number, title, offset)
+    captions: list = field(default_factory=list)  # (figure number, caption, origins): "Figure 100 MMA ..."
     joined: str = ""  # the lines, one "\n" between each: where a printed part of a formula is sought
     joined_origins: list = field(default_factory=list)
     _starts: list = field(default_factory=list)
@@ -239,9 +245,26 @@ def _span(path: str, text: str, off: int) -> SourceSpan:
     return SourceSpan(path, text.count("\n", 0, off) + 1, off - (text.rfind("\n", 0, off) + 1) + 1)
 
 
+def _caption(content: str, base: int, markdown: bool):
+    """(figure number, caption, origins) of the caption a line of prose opens, or None. The
+    caption is its bold or emphasised span (what follows it, the 9.1 copy's `(figure anchor: ...)`,
+    is the converter's), or the line where only the number is marked or nothing is."""
+    m = _CAPTION.match(content)
+    if not m or (markdown and not m.group(1)):
+        return None
+    marks, a, b = m.group(1), m.start(1), len(content)
+    if marks and not content.startswith(marks, m.end()):
+        close = content.rfind(marks)
+        if close > m.end():
+            a, b = m.end(1), close
+    text, origins = nm.collapse(nm.inline(content[a:b], base + a))
+    return (m.group(2), text, origins) if text.startswith("Figure ") else None
+
+
 def parse(path: str, rel: str, version: str | None, text: str) -> DocFile:
     f = DocFile(path, rel, version, text)
     plain = not re.search(r"^#{1,6} ", text, re.M)  # the plain-text seed: no Markdown heading
+    markdown = path.endswith(".md")  # where a caption is marked up (the seeds, *.txt, print them plain)
     chars: list = []
     block, row, table, in_code, last_plain, was_table = 0, 0, 0, False, False, False
     at = 0
@@ -282,6 +305,9 @@ def parse(path: str, rel: str, version: str | None, text: str) -> DocFile:
             last_plain = False
             continue
         if not nm.is_table_line(content):
+            caption = _caption(content, start + skip, markdown)
+            if caption:
+                f.captions.append(caption)
             nm.inline(content, start + skip, chars)
             chars.append(("\n", start + len(raw)))
             last_plain = False

@@ -40,6 +40,7 @@ class Field:
     only: str | None = None  # a version's own text (a declared difference): sought there only
     other_rows: tuple = ()  # HEAD, FORMULA: the first row's Fragment cell as another version prints it
     anywhere: bool = False  # a stated sentence: quoted from whichever section the reading rests on
+    figure: str | None = None  # a caption: its figure's number, whose caption in the document it is, whole
 
     @property
     def text(self) -> str:
@@ -155,7 +156,9 @@ def _caption(doc, where: tuple, frag: dict, name: str, ctx: tuple, out: list) ->
         fig = from_node(doc.nodes[where + ("figures", k)], doc.text, doc.path)
         joined = fig.text + " " + text.text[a:b]
         origins = fig.origins[:len(fig.text)] + (fig.origins[len(fig.text)],) + text.origins[a:b + 1]
-        out.append(Field(f"{name} caption", PROSE, SourceText(joined, doc.path, origins), *ctx))
+        number = re.fullmatch(r"Figure (\d+)", fig.text)
+        out.append(Field(f"{name} caption", PROSE, SourceText(joined, doc.path, origins), *ctx,
+                         figure=number.group(1) if number else fig.text))
 
 
 def _add(doc, out: list, label: str, kind: str, path: tuple, ctx: tuple, row=None, only=None, other=()) -> None:

@@ -19,6 +19,7 @@ from checker.bounded import shown
 from checker.errors import SourceSpan
 from checker.verbatim import fields as F
 from checker.verbatim import normalise as nm
+from checker.verbatim import whole as W
 
 FOUND, OUTSIDE, MISSING, VERSION, SKIPPED = "found", "outside", "missing", "version", "skipped"
 _CONTEXT = 24  # characters of unchanged text either side of a change in a diff
@@ -103,11 +104,17 @@ def check(field: F.Field, doc) -> Outcome:
             return _claimed(field, OUTSIDE, elsewhere, why)
         return Outcome(field, MISSING, tuple(elsewhere), field.source.span(0),
                        why=f"not in section {field.section} of the document; found in section {sections}")
+    if field.kind == F.PROSE and field.figure is None:  # a sentence the document goes on from
+        cut = W.cut_short(text, everywhere if field.anywhere or not scope else scope)
+        if cut:
+            return _missing(field, origins, text, (cut[0], Where(cut[1], cut[2])), W.why(field, text, cut[0]))
     scope = scope or everywhere
     near = _nearest(field, text, scope)
     if near is None:
         return Outcome(field, MISSING, (), field.source.span(0), why="not in the document; nothing near it")
     why = "the document's cell in its row is not empty" if field.kind == F.EMPTY else "not in the document"
+    if field.kind == F.PROSE:
+        why = W.why(field, text, near[0]) or why
     return _missing(field, origins, text, near, why)
 
 
@@ -171,8 +178,10 @@ def _find(field: F.Field, text: str, scope, loose: bool = False) -> list:
         elif kind == F.FORMULA:
             out += [Where(f, at) for at in _lines(f, text.split("\n"), regs)
                     if loose or field.row is None or _after_table(f, at, row)]
+        elif field.figure is not None:  # a caption: its figure's in the document, whole
+            out += [Where(f, o[0]) for _, cap, o in f.captions if cap == text and o and _inside(o[0], regs)]
         else:
-            whole = kind == F.PROSE  # a sentence or caption ends where the document's does
+            whole = kind == F.PROSE  # a sentence ends where the document's does
             out += [Where(f, at) for at in _substring(f.prose, f.prose_origins, text, regs, whole)]
             if kind == F.PART:
                 code = "\n".join(nm.formula_lines(field.text)[0])
@@ -217,8 +226,7 @@ def _rows(f, regs, rows: frozenset):
 
 def _substring(hay: str, origins: list, needle: str, regs, whole: bool = False) -> list:
     """Offsets in the file where `needle` stands in `hay`, not starting or ending inside a word;
-    `whole`: nor right before the punctuation that ends a sentence (a caption without its full
-    stop is not the caption)."""
+    `whole`: ending where a sentence of the document does (whole.py), not at any word's end."""
     out, start = [], 0
     if not needle:
         return out
@@ -232,7 +240,7 @@ def _substring(hay: str, origins: list, needle: str, regs, whole: bool = False) 
             continue
         if needle[-1].isalnum() and end < len(hay) and hay[end].isalnum():
             continue
-        if whole and end < len(hay) and hay[end] in ".,;:!?":
+        if whole and not W.ends_sentence(hay, end):
             continue
         if _inside(origins[k], regs):
             out.append(origins[k])
@@ -283,6 +291,10 @@ def _nearest(field: F.Field, text: str, scope):
             cands = [(c.text, Where(f, c.origins[0])) for f, regs in scope for c in f.cells
                      if c.origins and _inside(c.origins[0], regs)]
         return _best(text, cands)
+    if field.figure is not None:  # its figure's caption; else the section's most like it
+        caps = [(cap, Where(f, o[0])) for f, regs in scope for _, cap, o in f.captions if o and _inside(o[0], regs)]
+        if caps:
+            return _best(text, [c for c in caps if W.own_caption(field, c[0])] or caps)
     pick = [(f, f.joined, f.joined_origins, regs) for f, regs in scope] if kind == F.FORMULA else \
         [(f, f.prose, f.prose_origins, regs) for f, regs in scope]
     return _window(text, pick)

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from conftest import CASES
+from conftest import CASES, DOCUMENT, SPECS
 
 from checker.source import SourceText
 from checker.verbatim import document, fields, match
@@ -125,6 +125,67 @@ def test_every_one_character_change_of_a_digit_or_operator_is_reported():
                 assert match.check(g, doc).failed, (f.label, dropped)
                 checked += 1
     assert checked > 250
+
+
+# --- a caption is its figure's whole, a sentence runs to its end ----------------------------------------
+
+CAPTION_A = "caption: MMA .m16n8k256 fragment layout for matrix A with `.b1` type."
+
+
+@pytest.mark.parametrize("cut, rest", [
+    ("caption: MMA .m16n8k256 fragment layout for matrix A", "with .b1 type."),  # at a word's end
+    ("caption: MMA .m16n8k256 fragment layout for matrix A with `.b1` type", "."),  # its full stop
+])
+def test_a_caption_cut_short_is_not_the_caption(run, tmp_path, cut, rest):
+    """`Figure 100 MMA ... matrix A` stands in the running text, followed by a space: found as a
+    part of it, a caption cut at a word boundary passed."""
+    path = _copy(tmp_path, CAPTION_A, cut)
+    r = run("verbatim", path, "--document", DOC)
+    assert r.code == 1, r.out + r.err
+    at = _line_col(path, cut + "\n", len(cut))  # right after the caption: where the document goes on
+    lines = r.out.splitlines()
+    line = next(ln for ln in lines if ln.startswith(f"{at}: error: A.b1 caption: "))
+    assert line.startswith(f"{at}: error: A.b1 caption: cut short: the document's caption of Figure 100 "
+                           f"continues with {rest!r}; nearest: 'Figure 100 MMA .m16n8k256 fragment layout for "
+                           f"matrix A with .b1 type.' at "), line
+    assert lines[lines.index(line) + 1].endswith(f"matrix A{'{+ with .b1 type.+}' if rest != '.' else ' with .b1 type{+.+}'}'")
+    assert "1 spec: 18 verbatim fields checked, 17 found" in r.out
+
+
+@pytest.mark.parametrize("empty", ['""', "' '"])
+def test_an_empty_caption_is_refused_at_its_value(tmp_path, empty):
+    """`Figure 100` alone is the start of its caption: found as a part of the text, it passed."""
+    path = _copy(tmp_path, CAPTION_A, f"caption: {empty}")
+    got = match.check(next(f for f in fields.read(path) if f.label == "A.b1 caption"), document.read([(None, DOC)]))
+    # at its closing quote: where the document's caption goes on
+    assert got.failed and str(got.at) == _line_col(path, f"caption: {empty}", len(f"caption: {empty}") - 1)
+    assert got.why == "an empty caption: the document's caption of Figure 100 is 'MMA .m16n8k256 fragment " \
+                      "layout for matrix A with .b1 type.'"
+    assert got.nearest[0] == "Figure 100 MMA .m16n8k256 fragment layout for matrix A with .b1 type."
+    assert got.diff == "Figure 100{+ MMA .m16n8k256 fragment layout for matrix A with .b1 type.+}"
+
+
+@pytest.mark.parametrize("spec, label, whole, cut", [
+    ("m16n8k64.yaml", "same_as", "Matrix Fragments for mma.m16n8k16 with integer type.", "with integer type."),
+    ("m16n8k64.yaml", "A.sp.i8 sparsity", "matrix A is structured sparse at a granularity of 2:4.",
+     "at a granularity of 2:4."),
+    # quoted from another section (9.7.15.6.2): sought there too, and cut short there
+    ("m64nNk16.sp.yaml", "stated", "sparsity information for 16 rows of matrix A.", "for 16 rows of matrix A."),
+])
+def test_a_sentence_cut_short_is_not_the_documents_sentence(tmp_path, spec, label, whole, cut):
+    """A same_as, sparsity or stated sentence cut at a word boundary stands in the running text,
+    followed by a space: found as a part of it, it passed."""
+    text = open(os.path.join(SPECS, spec), encoding="utf-8").read()
+    assert text.count(whole) == 1, whole
+    path = tmp_path / spec
+    path.write_text(text.replace(whole, whole[:-len(cut)].rstrip()), encoding="utf-8")
+    at = _line_col(str(path), whole[:-len(cut)].rstrip(), len(whole[:-len(cut)].rstrip()))
+    field = next(f for f in fields.read(str(path)) if f.label == label and str(f.source.span(0)).split(":")[1] ==
+                 at.split(":")[1])
+    got = match.check(field, document.read([(None, DOCUMENT)]))
+    assert got.failed and str(got.at) == at
+    assert got.why == f"cut short: the document's sentence continues with {cut!r}"
+    assert got.diff.endswith(f"{{+ {cut}+}}") and got.nearest[0].endswith(whole.replace("`", ""))
 
 
 @pytest.mark.parametrize("text,want", [
