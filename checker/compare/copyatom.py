@@ -17,6 +17,7 @@ same from `form()` (checker.smt.compare), from the layouts' modes, independently
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -62,7 +63,16 @@ class CopyAtom(Candidate):
         """The first thread whose address is tile row `row` (the spec's row number of it)."""
         if self.memory is None:
             return row
-        return next((u for u in range(self.memory.threads) if self.memory.index(u, 0) // ROW_BITS == row), None)
+        return self._first_addressers.get(row)
+
+    @functools.cached_property
+    def _first_addressers(self) -> dict:
+        # one pass over the memory's threads: a scan for each row asked was 65536 threads for each
+        # of 65536 points in a user's atom, and compare never ended
+        out: dict = {}
+        for u in range(self.memory.threads):
+            out.setdefault(self.memory.index(u, 0) // ROW_BITS, u)
+        return out
 
     def missing(self, t: int, i: int) -> str:
         """Candidate.missing: why (t, i) holds no element, or "" when it holds one."""

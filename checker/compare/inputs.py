@@ -73,7 +73,25 @@ def _json(text: str, path: str, start: int, end: int):
                 raise SpecError(_where(text, path, m.start()), f"JSON nested more than {MAX_DEPTH} deep")
         elif ch in "]}":
             depth -= 1
-    return json.loads(text[start:end])
+    try:
+        return json.loads(text[start:end], object_pairs_hook=_unique)
+    except _Twice as twice:  # json keeps the last of two; the user meant one of them
+        at = text.find(json.dumps(twice.key), text.find(json.dumps(twice.key), start, end) + 1, end)
+        raise SpecError(_where(text, path, max(at, start)), f"key {twice.key!r} is given twice") from None
+
+
+class _Twice(Exception):
+    def __init__(self, key):
+        self.key = key
+
+
+def _unique(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise _Twice(k)
+        out[k] = v
+    return out
 
 
 def _export_text(text: str, path: str) -> tuple:
@@ -90,6 +108,8 @@ def _export_text(text: str, path: str) -> tuple:
             raise SpecError(_where(text, path, pos), "expected `name=[...]` (the export's form) or a JSON object")
         else:
             start = pos + m.start(2)
+            if m.group(1) in out:
+                raise SpecError(_where(text, path, pos + m.start(1)), f"{m.group(1)} is given twice")
             try:
                 out[m.group(1)] = _json(text, path, start, pos + m.end(2))
             except ValueError as exc:
@@ -273,14 +293,16 @@ def from_function(fn, threads: int, elements: int, source: str) -> candidates.Ta
         for i in range(elements):
             try:
                 got = fn(t, i)
-            # SystemExit too: sys.exit() in the user's function ended the checker with its own exit
-            # code and no word; KeyboardInterrupt still ends the run (exit 130)
-            except (Exception, SystemExit) as exc:  # the user's function: its failure is reported, located at the point
+                cell = None if got is None else _cell(got)  # the value's own __len__ or __index__ run here
+            except KeyboardInterrupt:
+                raise  # the run ends (exit 130)
+            # the user's code: anything it raises is reported, located at the point -- SystemExit
+            # ended the checker with its own exit code, GeneratorExit and BaseException with a traceback
+            except BaseException as exc:  # noqa: BLE001
                 where = _raised_at(exc, code.co_filename, at) if code is not None else at
                 raise SpecError(where, f"{source}({t}, {i}) raised {type(exc).__name__}: {exc}") from None
             if got is None:
                 continue
-            cell = _cell(got)
             if cell is None:
                 raise SpecError(at, f"{source}({t}, {i}) returned {str(got)[:60]!r}; expected (row, col), two "
                                 f"integers in 0..{candidates.MAX_COORD - 1}, or None")

@@ -16,7 +16,8 @@ from checker.families import WARP, Threads
 from checker.formula import ast
 from checker.source import SourceText
 
-RESERVED = {"i", "row", "col"}
+# `lane` is where both engines keep %laneid (and a warpgroup's %tid): a definition of it took its place
+RESERVED = {"i", "row", "col", "lane"}
 
 
 @dataclass(frozen=True)

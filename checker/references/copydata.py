@@ -17,6 +17,7 @@ from checker.source import from_node
 
 ELEMENT_BITS = (1, 2, 4, 8, 16, 32, 64, 128)  # an element never straddles a 128-bit row
 MAX_ROWS = 4096
+MAX_MEMORY_THREADS = 1024
 
 
 def cute_copy(d, enc, path, expect) -> dict:
@@ -56,6 +57,12 @@ def cute_copy(d, enc, path, expect) -> dict:
         if "memory" in enc:
             d.string(enc["memory"], path + ["memory"])
             memory = cute.parse(_source(d, path + ["memory"]), "memory")
+            if memory.threads > MAX_MEMORY_THREADS:
+                # each thread's row is checked, and z3 reads the first addresser of a row through all
+                # of them: 65536 threads did not end
+                raise SpecError(d.doc.span(tuple(path + ["memory"])),
+                                f"memory: {memory.threads} threads, more than {MAX_MEMORY_THREADS} (a block's "
+                                "threads at most; an ldmatrix's addresses come from one warp)")
             problem = copyatom.memory_problem(memory, rows)
             if problem:
                 raise SpecError(d.doc.span(tuple(path + ["memory"])), f"memory: {problem}")

@@ -301,7 +301,10 @@ def load_copy_atom(path: str):
     from checker.references.copydata import cute_copy
 
     doc = yamlload.load(path, read_regular(path, yamlload.MAX_BYTES))
-    return cute_copy(_Doc(doc), doc.value, [], "equal")["atom"]
+    d = _Doc(doc)
+    if isinstance(doc.value, dict) and "kind" in doc.value:  # a data file's encodings check it; so does this
+        d.choice(doc.value["kind"], ["kind"], ("cute-copy",))
+    return cute_copy(d, doc.value, [], "equal")["atom"]
 
 
 def load_all(paths=None) -> list:

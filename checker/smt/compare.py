@@ -140,10 +140,10 @@ def _copy_atom(form: tuple, t, i) -> tuple:
     col = f"(bvudiv (bvurem {b} {bv(128, W)}) {bv(bits, W)})"
     if memory is not None:
         modes, addressers = memory
-        by = bv(-1, W)
-        for u in reversed(range(addressers)):
-            by = f"(ite (= (bvudiv {_strided(bv(u, W), modes)} {bv(128, W)}) {row}) {bv(u, W)} {by})"
-        row = by
+        # the first u whose row it is: one nested ite, written in one pass (built inside out, the
+        # text was copied once per thread)
+        row = "".join(f"(ite (= (bvudiv {_strided(bv(u, W), modes)} {bv(128, W)}) {row}) {bv(u, W)} "
+                      for u in range(addressers)) + bv(-1, W) + ")" * addressers
         held.append(f"(distinct {row} {bv(-1, W)})")
     return conj(held), row, col
 

@@ -397,3 +397,43 @@ def test_a_python_function_or_module_that_calls_sys_exit_is_an_input_error(run, 
     monkeypatch.chdir(tmp_path)  # by module name: located in its file too (it said `quits:1:1`)
     r = run("compare", K16, "--fragment", "A.f16", "--python", "quits:f")
     assert r.code == 3 and f"{mod}:2:1: error: importing it failed: SystemExit: 5" in r.err, r.err
+
+
+def test_hostile_inputs_an_audit_found(run, tmp_path):
+    """Each was a traceback, a silent choice or a run that never ended: a user's function whose
+    value raises in its own __len__ / __index__, or that raises GeneratorExit or BaseException
+    (exit 1, "differs", with a traceback); a Triton key given twice (the last one won); a copy
+    atom of another `kind`; a copy atom whose memory side has 65536 threads (z3's text grew with
+    the square of them and compare ran for minutes)."""
+    user = tmp_path / "user.py"
+    user.write_text("def badlen(t, i):\n    class L(tuple):\n        def __len__(s): raise RuntimeError('len')\n"
+                    "    return L((1, 2))\n"
+                    "def badindex(t, i):\n    class X:\n        def __index__(s): raise ValueError('idx')\n"
+                    "    return (X(), 0)\n"
+                    "def gexit(t, i): raise GeneratorExit\n"
+                    "def baseexc(t, i): raise BaseException('x')\n")
+    for fn, line, said in (("badlen", 3, "RuntimeError: len"), ("badindex", 7, "ValueError: idx"),
+                           ("gexit", 9, "GeneratorExit"), ("baseexc", 10, "BaseException: x")):
+        r = run("compare", K16, "--fragment", "A.f16", "--python", f"{user}:{fn}")
+        assert r.code == 3 and f"{user}:{line}:1: error: {fn}(0, 0) raised {said}" in r.err, (fn, r.err)
+        assert "Traceback" not in r.err
+    dup = tmp_path / "dup.json"
+    dup.write_text('{"lane": [[0,1]], "lane": [[0,2],[0,4],[1,0],[2,0],[4,0]], "register": [[0,1],[8,0],[0,8]]}')
+    r = run("compare", K16, "--fragment", "A.f16", "--triton", str(dup))
+    assert r.code == 3 and f"{dup}:1:19: error: key 'lane' is given twice" in r.err, r.err
+    text = tmp_path / "dup.py"
+    text.write_text("layout = dict(\n    lane_bases=[[0, 2]],\n    lane_bases=[[0, 4]],\n)\n")
+    r = run("compare", K16, "--fragment", "A.f16", "--triton", str(text))
+    assert r.code == 3 and f"{text}:3:5: error: lane_bases is given twice" in r.err, r.err
+    ld = os.path.join(SPECS, "ldmatrix.m8n8.yaml")
+    atom = tmp_path / "atom.yaml"
+    atom.write_text('kind: banana\nregisters: "(32,(16,4)):(128,(1,16))"\ntile: [8, 128]\nelement_bits: 16\n')
+    r = run("compare", ld, "--fragment", "r.x1", "--cute-copy", str(atom))
+    assert r.code == 3 and f"{atom}:1:7: error: expected one of cute-copy, found the string 'banana'" in r.err, r.err
+    atom.write_text('kind: cute-copy\nregisters: "(4096,(16,16)):(0,(1,128))"\nmemory: "(65536,128):(0,1)"\n'
+                    'tile: [4096, 128]\nelement_bits: 16\n')
+    r = run("compare", ld, "--fragment", "r.x4", "--cute-copy", str(atom))
+    assert r.code == 3 and f"{atom}:3:9: error: memory: 65536 threads, more than 1024" in r.err, r.err
+    atom.write_text(atom.read_text().replace("65536", "1024").replace("4096", "1024"))
+    r = run("compare", ld, "--fragment", "r.x4", "--cute-copy", str(atom))  # the bound itself: decided
+    assert r.code == 1 and "differs from the spec at 1247 of 1248 points" in r.out, r.out + r.err

@@ -517,3 +517,18 @@ def test_a_wording_erratum_reading_anything_but_its_text_mended_is_refuted(copy,
     assert r.code == 1
     assert f"{path}:{line - 2}:13: error: C.float erratum refuted: an erratum of wording reads its printed text " \
            "mended, 'matrix', not '.btype'" in r.out + r.err, r.out + r.err
+
+
+def test_a_definition_named_lane_is_refused(tmp_path, run):
+    """`lane` is where both engines keep %laneid: m16n8k16 with groupID renamed `lane`
+    (`lane = %laneid >> 2`) validated, and every later %laneid read groupID (eval of lane 1 a0
+    gave col 0, not 2; prove refuted injective and covers; compare called the right CuTe layout
+    different)."""
+    folder = tmp_path / "specs"
+    shutil.copytree(SPECS, folder)
+    path = folder / "m16n8k16.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("groupID", "lane"), encoding="utf-8")
+    line = text[:text.index("groupID = %laneid >> 2")].count("\n") + 1
+    err = refused(run, str(path))
+    assert f"{path}:{line}:11: error: cannot define 'lane': a reserved name" in err, err
