@@ -1,6 +1,6 @@
 """Text taken from a spec, with the file position of every character.
 
-Formulas are parsed from YAML block scalars and may be patched by errata (a printed substring
+Formulas are parsed from YAML scalars and may be patched by errata (a printed substring
 replaced by a reading), so positions are kept per character rather than per scalar: an error in
 the reading still points at the YAML line it came from.
 """
@@ -11,6 +11,7 @@ from itertools import repeat
 
 from checker.bounded import shown
 from checker.errors import SourceSpan, SpecError
+from checker import positions
 
 
 @dataclass(frozen=True)
@@ -43,15 +44,18 @@ _LAST: list = [(None, [])]  # (text, its lines): every node of a file splits the
 
 def _lines(doc_text: str) -> list:
     """The file's lines, split once per file rather than once per node: splitting a 256 KB file
-    for each of its hundreds of scalars would be quadratic (seconds)."""
+    for each of its hundreds of scalars would be quadratic (seconds). Split where the marks count
+    lines: libyaml also ends one at a lone CR, NEL, LS and PS."""
     last = _LAST[0]
     if last[0] is not doc_text:
-        last = _LAST[0] = (doc_text, doc_text.split("\n"))
+        odd = "\r" in doc_text or "\x85" in doc_text or "\u2028" in doc_text or "\u2029" in doc_text
+        last = _LAST[0] = (doc_text, positions.split_lines(doc_text) if odd else doc_text.split("\n"))
     return last[1]
 
 
 def from_node(node, doc_text: str, file: str) -> SourceText:
-    """Positions for a YAML scalar node; exact for literal blocks and single-line scalars."""
+    """Positions for a YAML scalar node: a literal block's lines, a one-line scalar's columns,
+    any other scalar read again from its marks (checker.positions)."""
     value = node.value
     line0, col0 = node.start_mark.line, node.start_mark.column
     if not isinstance(value, str):  # callers check the type first; a list or mapping here is still an input error
@@ -71,7 +75,14 @@ def from_node(node, doc_text: str, file: str) -> SourceText:
         origins = origins[: len(value) + 1]
     else:
         shift = 1 if node.style in ("'", '"') else 0
-        origins = list(zip(repeat(line0 + 1), range(col0 + 1 + shift, col0 + shift + len(value) + 2)))
+        end = node.end_mark
+        if end.line == line0 and end.index - node.start_mark.index == len(value) + 2 * shift:
+            # one line and no escape (each escape is longer than what it stands for): the value is
+            # the text between the marks, as most of a spec's scalars are
+            origins = list(zip(repeat(line0 + 1), range(col0 + 1 + shift, col0 + shift + len(value) + 2)))
+        else:
+            origins = positions.origins(doc_text, node.start_mark, end, node.style, value) or \
+                [(line0 + 1, col0 + 1)] * (len(value) + 1)
     while len(origins) < len(value) + 1:
         origins.append(origins[-1] if origins else (line0 + 1, col0 + 1))
     return SourceText(value, file, tuple(origins))

@@ -18,6 +18,7 @@ import yaml
 from checker.bounded import shown
 from checker.errors import SourceSpan, SpecError
 from checker.recording import read_regular  # checker.bounded's, recorded for the cache
+from checker import positions
 
 MAX_BYTES = 256 * 1024
 MAX_DEPTH = 32
@@ -103,7 +104,9 @@ def load(path: str, data: bytes | None = None) -> Document:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SpecError(where, f"file is not UTF-8 text (byte {exc.start})") from None
+        before = data[:exc.start].decode("utf-8")  # all that precedes the first bad byte decodes
+        raise SpecError(SourceSpan(path, *positions.place(before, len(before))),
+                        f"file is not UTF-8 text (byte {exc.start})") from None
     if not text.strip() or all(
         not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()
     ):

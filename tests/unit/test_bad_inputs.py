@@ -143,7 +143,7 @@ def test_diff_base_reads_history_bounded(tmp_path):
     # the old versions do not load, the new ones prove: an edit that mends a broken spec passes the
     # gate, and the old versions' errors are listed
     assert "Traceback" not in text and proc.returncode == 0, text
-    assert "HEAD:specs/m8n8k32.yaml:1:1: error: file is not UTF-8 text" in text, text
+    assert "HEAD:specs/m8n8k32.yaml:2:9: error: file is not UTF-8 text" in text, text
     assert "HEAD:specs/m8n8k16.yaml:1:1: error: file is larger than 262144 bytes" in text, text
 
 
