@@ -33,7 +33,7 @@ def cute_copy(d, enc, path, expect) -> dict:
     if not isinstance(tile, list) or len(tile) != 2:
         d.err(path + ["tile"], "expected [rows, 128] (rows of 128 bits)")
     rows = d.integer(tile[0], path + ["tile", 0], 1, MAX_ROWS)
-    if tile[1] != copyatom.ROW_BITS:
+    if type(tile[1]) is not int or tile[1] != copyatom.ROW_BITS:  # 128.0 and true are not 128
         d.err(path + ["tile", 1], f"expected 128 (a tile row is 128 bits), found {tile[1]!r}")
     shuffle = _shuffle(d, enc["shuffle"], path + ["shuffle"], bits) if "shuffle" in enc else ()
     fields = {"registers_text": d.string(enc["registers"], path + ["registers"]), "tile": (rows, copyatom.ROW_BITS),

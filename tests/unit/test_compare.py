@@ -430,6 +430,9 @@ def test_hostile_inputs_an_audit_found(run, tmp_path):
     atom.write_text('kind: banana\nregisters: "(32,(16,4)):(128,(1,16))"\ntile: [8, 128]\nelement_bits: 16\n')
     r = run("compare", ld, "--fragment", "r.x1", "--cute-copy", str(atom))
     assert r.code == 3 and f"{atom}:1:7: error: expected one of cute-copy, found the string 'banana'" in r.err, r.err
+    atom.write_text('kind: cute-copy\nregisters: "(32,(16,4)):(128,(1,16))"\ntile: [8, 128.0]\nelement_bits: 16\n')
+    r = run("compare", ld, "--fragment", "r.x1", "--cute-copy", str(atom))
+    assert r.code == 3 and f"{atom}:3:11: error: expected 128 (a tile row is 128 bits), found 128.0" in r.err, r.err
     atom.write_text('kind: cute-copy\nregisters: "(4096,(16,16)):(0,(1,128))"\nmemory: "(65536,128):(0,1)"\n'
                     'tile: [4096, 128]\nelement_bits: 16\n')
     r = run("compare", ld, "--fragment", "r.x4", "--cute-copy", str(atom))
