@@ -86,6 +86,12 @@ def as_printed(fragment: model.Fragment, k: int) -> Reading:
 
     if not 1 <= k <= len(fragment.errata):
         raise UsageError(f"{fragment.id} has {len(fragment.errata)} errata; --as-printed takes 1..{len(fragment.errata)}")
+    if fragment.errata[k - 1].words:
+        # its printed text changes no layout: the answer would be the reading's, said as the printed one's
+        layout = [str(j) for j, e in enumerate(fragment.errata, 1) if not e.words]
+        raise UsageError(f"erratum {k} of {fragment.id} is of its words ({fragment.errata[k - 1].field}): the layout is "
+                         "the same as printed; --as-printed takes an erratum of its layout"
+                         + (f" ({', '.join(layout)})" if layout else " (it has none)"))
     printed = materialize(fragment, fragment.errata[k - 1], materialize(fragment).n)
     if printed.layout is None:
         raise SpecError(printed.syntax.span, "the printed text does not parse: " + printed.syntax.message)

@@ -142,6 +142,14 @@ def test_where_as_printed_places_registers_by_the_printed_element_list(run):
             "      .f16: register 1 of 2 .f16x2, bits 0..15\n") in r.out
     r = run("where", k16, "--fragment", "C.int", "--row", "8", "--col", "1")  # the reading: c3 is register 1's high half
     assert "      .f16: register 1 of 2 .f16x2, bits 16..31\n" in r.out and "no register" not in r.out
+    # erratum 1 of C.int is its caption's: the layout as printed is the reading's, which was answered
+    # as "as printed (erratum 1)"
+    for argv in (("where", k16, "--fragment", "C.int", "--row", "8", "--col", "1"),
+                 ("eval", k16, "--fragment", "C.int", "--lane", "0", "--i", "3")):
+        r = run(*argv, "--as-printed", "1")
+        assert r.code == 2 and r.out == "", r.out
+        assert ("erratum 1 of C.int is of its words (caption): the layout is the same as printed; --as-printed "
+                "takes an erratum of its layout (2)") in r.err, r.err
 
 
 def test_table_json(run):
