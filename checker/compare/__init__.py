@@ -40,7 +40,8 @@ def compare_layout(fragment, candidate, computation="all", spec_name: str | None
         from checker.compare.inputs import from_function
 
         threads = len(engine.targets(fragment, reading, computation)[0].lanes)
-        candidate = from_function(candidate, threads, reading.n, getattr(candidate, "__name__", "the function"))
+        candidate = from_function(candidate, threads, reading.n, getattr(candidate, "__name__", None)
+                                  or f"<{type(candidate).__name__} object>")
     return engine.run(spec_name or _shape(fragment), fragment, reading, candidate, computation)
 
 

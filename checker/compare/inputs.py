@@ -250,9 +250,9 @@ def function(target: str):
                     mod = importlib.import_module(module)
             finally:
                 sys.path.pop(0)
-    except SpecError:
+    except (SpecError, KeyboardInterrupt):
         raise
-    except (Exception, SystemExit) as exc:  # the user's module failing to import is an input error, located
+    except BaseException as exc:  # noqa: BLE001 - the user's module failing to import is an input error, located
         at = _raised_at(exc, source, SourceSpan(source or module, 1, 1))
         raise SpecError(at, f"importing it failed: {type(exc).__name__}: {exc}") from None
     fn = getattr(mod, name, None)

@@ -417,6 +417,14 @@ def test_hostile_inputs_an_audit_found(run, tmp_path):
         r = run("compare", K16, "--fragment", "A.f16", "--python", f"{user}:{fn}")
         assert r.code == 3 and f"{user}:{line}:1: error: {fn}(0, 0) raised {said}" in r.err, (fn, r.err)
         assert "Traceback" not in r.err
+    raising = tmp_path / "raising.py"
+    raising.write_text("def f(t, i):\n    return None\nraise GeneratorExit\n")
+    r = run("compare", K16, "--fragment", "A.f16", "--python", f"{raising}:f")
+    assert r.code == 3 and f"{raising}:3:1: error: importing it failed: GeneratorExit" in r.err, r.err
+    obj = tmp_path / "obj.py"
+    obj.write_text("class F:\n    def __call__(self, t, i):\n        return (0, 0) if t == 0 and i == 0 else None\nf = F()\n")
+    r = run("compare", K16, "--fragment", "A.f16", "--python", f"{obj}:f")
+    assert r.code == 1 and "the function <F object> (1 entries) differs" in r.out, r.out  # was "the function the function"
     dup = tmp_path / "dup.json"
     dup.write_text('{"lane": [[0,1]], "lane": [[0,2],[0,4],[1,0],[2,0],[4,0]], "register": [[0,1],[8,0],[0,8]]}')
     r = run("compare", K16, "--fragment", "A.f16", "--triton", str(dup))
