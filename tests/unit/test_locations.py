@@ -100,19 +100,14 @@ def test_prove_locates_a_formula_error_on_a_later_line_at_its_character(run, tmp
 
 
 @pytest.mark.parametrize("style", STYLES)
-def test_verbatim_locates_a_formula_error_on_a_later_line_at_its_character(run, tmp_path, style):
-    path = _spec(tmp_path, style, formula="groupID + 4")
+@pytest.mark.parametrize("edit, text, col, field", [({"formula": "groupID + 4"}, "groupID + 4", 10, "C.s32 formula"),
+                                                   ({"cell": "thirty-two"}, "thirty-two", 6, "A.b1 row 1 fragment")],
+                         ids=["formula", "cell"])
+def test_verbatim_locates_an_error_on_a_later_line_at_its_character(run, tmp_path, style, edit, text, col, field):
+    path = _spec(tmp_path, style, **edit)
     r = run("verbatim", path, "--document", DOC)
     assert r.code == 1 and "1 spec: 18 verbatim fields checked, 17 found" in r.out, r.out
-    assert f"{_at(path, 'groupID + 4', 10)}: error: C.s32 formula: not in the document" in r.out, r.out
-
-
-@pytest.mark.parametrize("style", STYLES)
-def test_verbatim_locates_a_cell_error_on_a_later_line_at_its_character(run, tmp_path, style):
-    path = _spec(tmp_path, style, cell="thirty-two")
-    r = run("verbatim", path, "--document", DOC)
-    assert r.code == 1 and "1 spec: 18 verbatim fields checked, 17 found" in r.out, r.out
-    assert f"{_at(path, 'thirty-two', 6)}: error: A.b1 row 1 fragment: not in the document" in r.out, r.out
+    assert f"{_at(path, text, col)}: error: {field}: not in the document" in r.out, r.out
 
 
 # scalars whose characters do not stand where a one-line reading puts them
