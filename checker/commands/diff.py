@@ -40,10 +40,12 @@ def run(args, out, err) -> int:
     # copy of the scope is read too, so both versions are judged with their own relations
     if args.base:
         paths = args.paths or ["specs"]
-        # the paths given and their scope: a folder given is listed at the revision too, so a spec
-        # removed from it is diffed (the scope alone, files that exist now, never named it)
-        diffs = flatten(diff_base(args.base, list(dict.fromkeys([*map(str, paths), *map(str, scope.widen(
-            spec_files(paths)).files)])) if args.paths else paths, spec_files, args.jobs))
+        if args.paths:
+            # the paths given and their scope: a folder given is listed at the revision too, so a
+            # spec removed from it is diffed (the scope, of files that exist now, never names it)
+            widened = [str(p) for p in scope.widen(spec_files(paths)).files]
+            paths = list(dict.fromkeys([*map(str, paths), *widened]))
+        diffs = flatten(diff_base(args.base, paths, spec_files, args.jobs))
     else:
         if len(args.paths) != 2:
             raise UsageError("diff takes OLD NEW (two spec files), or --base REV [PATH...]")

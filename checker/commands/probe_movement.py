@@ -50,19 +50,19 @@ def compile_rows(subjects: dict, wanted: list) -> list:
     from concurrent.futures import ThreadPoolExecutor
 
     from checker.probe import sass
-    from checker.probe.assemble import assemble, known_targets, ptxas, version
+    from checker.probe.assemble import assemble, cannot_target, ptxas
     from checker.probe.movement_run import ptx_of, targets_of
 
     tool, disasm = ptxas(), sass.nvdisasm()
-    known = known_targets(tool)
 
     def one(job):
         subject, target = job
         ok, why = targets_of(subject, target)
         if not ok:
             return "skipped", why, None
-        if known and target not in known:
-            return "skipped", f"{version(tool)} cannot target {target}", None
+        unknown = cannot_target(tool, target)
+        if unknown:
+            return "skipped", unknown, None
         good, message, cubin = assemble(tool, ptx_of(subject, target), target.removeprefix("sm_"), subject.kernel)
         code = sass.disassemble(cubin, disasm) if good and disasm else None
         return ("assembled" if good else "rejected"), message, code

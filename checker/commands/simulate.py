@@ -27,11 +27,11 @@ def add(sub) -> None:
 
 def run(args, out, err) -> int:
     from checker.semantics.registers import ModelError
-    from checker.semantics.variants import find
+    from checker.semantics.variants import find, variants
     from checker.spec.checked import load_checked
 
     spec = load_checked(one_spec(args.spec))
-    v, all_ = find(spec, args.fragment_set or "")
+    all_ = variants(spec)
     if not all_:
         # a wgmma, sparse or data-movement spec: the reference model runs mma.sync's dense variants only
         raise UsageError(f"{spec.shape} ({spec.family}) has no variant the reference model runs: "
@@ -43,6 +43,7 @@ def run(args, out, err) -> int:
         else:
             out.write("".join(f"{x.id}    {x.instruction}\n" for x in all_))
         return 0
+    v, _ = find(spec, args.fragment_set)
     if v is None:
         import difflib
 

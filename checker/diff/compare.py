@@ -75,12 +75,13 @@ def _verdicts(path, jobs: int = 1) -> dict:
 
 def _survivors(old: str, folder: str) -> list:
     """The other files of a removed file's scope (at its old version) as they stand in `folder`
-    now, each relations file restricted to the same shapes: what the removal may break."""
+    now (folder "": the working folder), each relations file restricted to the same shapes: what
+    the removal may break."""
     from checker.scope import Relations, widen
 
     out = []
     for f in widen([old]).files:
-        now = os.path.join(folder, os.path.basename(f))  # folder "": the working folder
+        now = os.path.join(folder, os.path.basename(f))
         if os.path.abspath(f) != os.path.abspath(old) and os.path.isfile(now):
             out.append(Relations(now, f.shapes, f.focus) if isinstance(f, Relations) else now)
     return out
@@ -190,12 +191,17 @@ def diff_files(old: str | None, new: str | None, label: str, old_label: str | No
         d.removed = [f.id for f in specs["old"].fragments()]
     # every verdict of the scope: the file's own here, the other files' in d.related
     va = _verdicts(old, jobs)
-    # a removed file's scope: the files that named it, as they are now (relations.yaml fails to
-    # load without it, and was listed as unchanged); an added file's has no old side to compare
-    vb = _verdicts(new, jobs) if new else _verdicts_of(_survivors(old, folder), jobs) if old and folder is not None else {}
+    # the other files of the scope are compared where both sides have them: a removed file's
+    # are proved as they stand now (relations.yaml no longer loads without it, and its bytes are
+    # unchanged); an added file's scope has no old side
+    both = bool(old) and (new is not None or folder is not None)
+    if new is not None:
+        vb = _verdicts(new, jobs)
+    else:
+        vb = _verdicts_of(_survivors(old, folder), jobs) if both else {}
     own = os.path.basename(new or old or label)
     _changes(va.pop(own, {}), vb.pop(own, {}), d)
-    for name in sorted(set(va) | set(vb)) if old and (new or folder is not None) else ():
+    for name in sorted(set(va) | set(vb)) if both else ():
         other = SpecDiff(os.path.join(os.path.dirname(label), name), "affected", by=[label])
         _changes(va.get(name, {}), vb.get(name, {}), other)
         if other.verdicts:
@@ -315,7 +321,7 @@ def diff_base(rev: str, paths: list, spec_files, jobs: int = 1) -> list:
             here = os.path.relpath(os.path.join(top, rel))  # a removed file named from the working folder, as the others
             out.append((old, new, new or here, f"{rev}:{rel}", error, os.path.dirname(here)))
         # once every file is fetched: a diff proves the file's scope, which reads the files beside it
-        return [diff_files(*args, jobs=jobs, folder=folder if args[1] is None else None) for *args, folder in out]
+        return [diff_files(*args, jobs=jobs, folder=folder) for *args, folder in out]
 
 
 def diff_pair(old: str, new: str, jobs: int = 1) -> SpecDiff:

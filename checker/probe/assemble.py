@@ -44,12 +44,16 @@ def ptxas() -> str:
 
 
 def build(v, sm: int, tool: str | None = None) -> Built:
+    tool = tool or ptxas()
     need = min_sm(v)
     if need is None:
         return Built(v, sm, False, f"no minimum target is known for {v.shape} .{v.atype}")
     if sm < need:
         return Built(v, sm, None, f"needs sm_{need}")
-    ok, message, cubin = assemble(tool or ptxas(), generate(v, sm), sm, kernel_name(v))
+    unknown = cannot_target(tool, f"sm_{sm}")
+    if unknown:
+        return Built(v, sm, None, unknown)
+    ok, message, cubin = assemble(tool, generate(v, sm), sm, kernel_name(v))
     return Built(v, sm, ok, message, cubin)
 
 
@@ -70,6 +74,13 @@ def assemble(tool: str, text: str, sm: int | str, name: str) -> tuple:
             return False, (proc.stderr or proc.stdout).strip().replace(src, name + ".ptx")[:2000], b""
         with open(out, "rb") as fh:
             return True, "assembled", fh.read()
+
+
+def cannot_target(tool: str, target: str) -> str | None:
+    """Why this ptxas cannot assemble for `target` (sm_90, sm_90a), or None: its "Value 'sm_70' is
+    not defined for option 'gpu-name'" is about the toolkit (CUDA 13 dropped sm_70), not a spec."""
+    known = known_targets(tool)
+    return f"{version(tool)} cannot target {target}" if known and target not in known else None
 
 
 @functools.lru_cache(maxsize=None)

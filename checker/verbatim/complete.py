@@ -28,12 +28,6 @@ from checker.files import UNTRANSCRIBED_FILE, is_untranscribed_file
 from checker.spec import yamlload
 from checker.verbatim import omitted
 
-# a caption: `**Figure 79 MMA ...**` (9.1), `**Figure 146** Sparse ...` or `*Figure 176 Sparse ...*`
-# (9.2) in Markdown, where a line opening with a plain `Figure N` is always prose ("Figure 176 shows
-# ..."); in a text file, a line opening with the number and a word, not a comma ("Figure 111, with"
-# is prose wrapped). The text files here are the seeds, of no version, so the looser rule reads none.
-_MD_CAPTION = re.compile(r"\*{1,2}Figure (\d+)\b")
-_TXT_CAPTION = re.compile(r"Figure (\d+) (?=\S)")
 _FIGURE = re.compile(r"Figure (\d+)\Z")
 _SECTION = re.compile(r"\d+(?:\.\d+)+\Z")
 _VERSION = re.compile(r"\d+\.\d+\Z")
@@ -84,17 +78,17 @@ def groups(path: str) -> list:
 
 
 def printed(doc) -> list:
-    """Every figure caption of the document's files of a known version, with its section."""
+    """Every figure caption of the document's files of a known version, with its section: the
+    captions the document reader found (checker/verbatim/document.py says which lines are one; the
+    seeds, text files of no version, are not asked)."""
     out = []
     for f in doc.files:
         if f.version is None:
             continue
-        caption = _MD_CAPTION if f.path.endswith(".md") else _TXT_CAPTION
-        for line, start, raw in f.prose_lines():
-            m = caption.match(raw.lstrip())
-            section = f.section_at(start) if m else None
-            if m and section:
-                out.append(Figure(section, f.version, int(m.group(1)), SourceSpan(f.path, line, 1)))
+        for number, _, origins in f.captions:
+            section = f.section_at(origins[0])
+            if section:
+                out.append(Figure(section, f.version, int(number), SourceSpan(f.path, f.span(origins[0]).line, 1)))
     return out
 
 
