@@ -32,13 +32,20 @@ def fragment(spec_path: str, fid: str):
     return spec, frag, reading
 
 
-def _proved(frag, reading, lanes) -> None:
+def _proved(spec_path, frag, reading, lanes) -> None:
+    """Raises, at the piece the property's own message blames, unless every property holds."""
+    from checker.properties import get
+    from checker.properties.explain import Explain
+
     answers = py_engine.decide_reading(reading, lanes)
     for prop in answers:
         verdict, witness = answers[prop][0], answers[prop][1]
         if verdict != PROVED:
-            raise CheckerError(f"{frag.span}: {frag.id} is not {prop} ({witness}): `checker prove` it first; "
-                               "a map that is not a bijection has nothing trustworthy to export")
+            found = get(prop).message(Explain(spec_path, reading), witness) if witness is not None else None
+            said = found.message if found else f"{frag.id} is not {prop} ({verdict})"
+            raise CheckerError(f"{(found and found.location) or frag.span}: {said}; "
+                               "`checker prove` it first: a map that is not a bijection has nothing trustworthy "
+                               "to export")
 
 
 def _agree(what: str, m, py_wrong, z3_answer) -> None:
@@ -114,7 +121,7 @@ def export(spec_path: str, fid: str, to: str, computation: int | None, command: 
     if frag.computations and computation is not None and not 1 <= computation <= len(frag.computations):
         raise UsageError(f"--computation takes 1..{len(frag.computations)} for {fid}")
     m = derive.build(frag, computation)
-    _proved(frag, reading, m.lanes)
+    _proved(spec_path, frag, reading, m.lanes)
     name = f"{frag.span.file}.{fid}"
     try:
         if to == "cute":

@@ -147,3 +147,20 @@ def test_renaming_is_consistent_and_takes_no_name_in_use():
     assert safe.identifier("ü.ä", "cpp") == "___" or safe.identifier("ü.ä", "cpp").isascii()
     # a wgmma instance's closing bracket left a trailing underscore in its namespace
     assert safe.identifier("D.float[N=64]", "cpp") == "D_float_N_64" and safe.identifier("A.sp.f16", "cpp") == "A_sp_f16"
+
+
+def test_a_map_that_is_not_a_bijection_is_refused_at_its_piece_in_words(run, tmp_path):
+    """A spec edit that makes A.f16 hold A[0][0] twice is not exported to any target; the refusal
+    says which two points clash, at the piece the prover's message blames, as `prove` says it (it
+    printed the witness's Python repr, `Pair(lane=0, ...)`, at the fragment's line)."""
+    path = tmp_path / "m16n8k8.yaml"
+    text = open(os.path.join(SPECS, "m16n8k8.yaml"), encoding="utf-8").read()
+    line = "col =  threadID_in_group * 2 + (i & 0x1)    for ai     where i = {0,..,3}"
+    assert text.count(line) == 1
+    path.write_text(text.replace(line, line.replace("0x1", "0x0")), encoding="utf-8")
+    for to in TARGETS:
+        r = run("export", str(path), "--fragment", "A.f16", "--to", to)
+        assert r.code == 1 and r.out == "", (to, r.out)
+        assert (f"{path}:29:18: A.f16 is not injective: lane 0 a0 and lane 0 a1 both hold A[0][0]; "
+                "`checker prove` it first") in r.err, r.err
+        assert "Pair(" not in r.err
