@@ -274,7 +274,9 @@ def _load_file(path: str, name: str):
     try:
         code = compile(data, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        raise SpecError(SourceSpan(path, exc.lineno or 1, exc.offset or 1), f"not Python: {exc.msg}") from None
+        # an encoding Python does not know is a SyntaxError at offset -1
+        at = SourceSpan(path, max(1, exc.lineno or 1), max(1, exc.offset or 1))
+        raise SpecError(at, f"not Python: {exc.msg}") from None
     except ValueError as exc:  # a NUL byte, or a source encoding Python does not know
         raise SpecError(SourceSpan(path, 1, 1), f"not Python: {exc}") from None
     mod = types.ModuleType("_checker_user_layout" if name == path else name)

@@ -375,6 +375,10 @@ def test_a_python_module_is_read_bounded_and_its_syntax_error_located(run, tmp_p
     bad.write_text("def f(t, i):\n    return (t // 4,\n        t % 4 +* 2)\n")
     r = run("compare", K16, "--fragment", "A.f16", "--python", f"{bad}:f")
     assert r.code == 3 and f"{bad}:3:16: error: not Python: invalid syntax" in r.err
+    # a source encoding Python does not know: a SyntaxError whose offset is -1 was said at 1:-1
+    (tmp_path / "enc.py").write_text("# -*- coding: klingon -*-\ndef f(t, i):\n    return 0, 0\n")
+    r = run("compare", K16, "--fragment", "A.f16", "--python", f"{tmp_path / 'enc.py'}:f")
+    assert r.code == 3 and f"{tmp_path / 'enc.py'}:1:1: error: not Python: unknown encoding: klingon" in r.err, r.err
     # by module name, from the current folder: the same reader
     monkeypatch.chdir(tmp_path)
     r = run("compare", K16, "--fragment", "A.f16", "--python", "bad:f")
