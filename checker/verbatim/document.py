@@ -299,6 +299,8 @@ def parse(path: str, rel: str, version: str | None, text: str) -> DocFile:
                 f.headings.append((glued.group(1), nm.collapse(nm.inline(glued.group(2)))[0], start + glued.start(1)))
         cut = nm.HEADING.match(raw) or nm.BULLET.match(raw)
         skip = cut.end() if cut else 0
+        if cut:  # a heading or a list item starts a block of its own, as a blank line does
+            chars.append((nm.GAP, start))
         content = raw[skip:]
         f.lines.append(Line(*nm.prose_line(content, start + skip), None))
         if nm.DELIMITER.match(content):

@@ -240,7 +240,7 @@ def _substring(hay: str, origins: list, needle: str, regs, whole: bool = False) 
             continue
         if needle[-1].isalnum() and end < len(hay) and hay[end].isalnum():
             continue
-        if whole and not W.ends_sentence(hay, end):
+        if whole and not (W.starts_sentence(hay, k) and W.ends_sentence(hay, end)):
             continue
         if _inside(origins[k], regs):
             out.append(origins[k])

@@ -1,9 +1,10 @@
-"""Where a transcribed caption or sentence ends. Cut short at a word boundary, a caption or a
-sentence still reads as the document's words, so found as a part of the running text it would
+"""Where a transcribed caption or sentence starts and ends. Cut at a word boundary, a caption or
+a sentence still reads as the document's words, so found as a part of the running text it would
 pass: a caption is its figure's caption in the document whole (checker/verbatim/document.py reads
-each, markup and whitespace normalised as everywhere), and a sentence runs to where the
-document's ends, at its full stop, or where its paragraph or its table cell ends. Where one is
-not whole, what the document goes on with is what the error says.
+each, markup and whitespace normalised as everywhere), and a sentence runs from where one of the
+document's starts (its paragraph, list item or table cell, or after a sentence's end) to where it
+ends, at its full stop, or where its paragraph or its table cell ends. Where one is not whole,
+what the document's sentence begins or goes on with is what the error says.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from checker.verbatim import normalise as nm
 _STOPS = ".!?"
 _CLOSERS = ")]\"'”’"  # may follow a full stop inside its sentence: `(... type.)`
 _REST = 240  # characters of the document's text sought for a sentence's end past a field's end
+# a full stop inside a sentence: "e.g. the upper half" goes on
+_ABBREVIATIONS = ("e.g", "i.e", "cf", "vs")
 
 
 def ends_sentence(hay: str, end: int) -> bool:
@@ -24,13 +27,22 @@ def ends_sentence(hay: str, end: int) -> bool:
     k = end - 1
     while k >= 0 and hay[k] in _CLOSERS:
         k -= 1
-    return hay[end] == " " and k >= 0 and hay[k] in _STOPS
+    if hay[end] != " " or k < 0 or hay[k] not in _STOPS:
+        return False
+    word = hay[:k].rsplit(" ", 1)[-1].lstrip("(").lower()
+    return word not in _ABBREVIATIONS
+
+
+def starts_sentence(hay: str, start: int) -> bool:
+    """Whether a sentence of the running text may start at offset `start`: where the text, its
+    paragraph or its table cell starts, or after a space that follows a sentence's end."""
+    return start == 0 or hay[start - 1] in (nm.GAP, nm.SEP) or ends_sentence(hay, start - 1)
 
 
 def cut_short(text: str, pool: list):
     """Where `text` stands in the running text of `pool` ([(DocFile, regions)]), not starting
-    inside a word, but stopping before the document's sentence ends: (the document's text from
-    there to its sentence's end, the file, the offset in it), or None."""
+    inside a word, but starting after the document's sentence starts or stopping before it ends:
+    (the document's sentence around it, the file, the offset in it), or None."""
     if not text:
         return None
     for f, regs in pool:
@@ -39,10 +51,13 @@ def cut_short(text: str, pool: list):
         while k >= 0:
             end = k + len(text)
             inside = text[0].isalnum() and k > 0 and hay[k - 1].isalnum()
-            if not inside and not ends_sentence(hay, end) and any(a <= origins[k] < b for a, b in regs):
+            whole = starts_sentence(hay, k) and ends_sentence(hay, end)
+            if not inside and not whole and any(a <= origins[k] < b for a, b in regs):
+                low = max(0, k - _REST)
+                begin = next((j for j in range(k, low - 1, -1) if starts_sentence(hay, j)), low)
                 limit = min(len(hay), end + _REST)
-                stop = next((j for j in range(end + 1, limit + 1) if ends_sentence(hay, j)), limit)
-                return hay[k:stop], f, origins[k]
+                stop = next((j for j in range(end, limit + 1) if ends_sentence(hay, j)), limit)
+                return hay[begin:stop], f, origins[begin]
             k = hay.find(text, k + 1)
     return None
 
@@ -62,9 +77,13 @@ def why(field, text: str, near: str) -> str | None:
     if caption and text == f"Figure {field.figure}":
         return f"an empty caption: the document's caption of Figure {field.figure} is " \
                f"{shown(near[len(text):].strip(), 100)}"
+    noun = f"caption of Figure {field.figure}" if caption else "table row" if text.endswith(nm.SEP) else "sentence"
     if len(near) > len(text) and near.startswith(text):
-        noun = f"caption of Figure {field.figure}" if caption else \
-            "table row" if text.endswith(nm.SEP) else "sentence"
         rest = near[len(text):].replace(nm.SEP, " | ").strip()
         return f"cut short: the document's {noun} continues with {shown(rest, 100)}"
+    if not caption and len(near) > len(text) and text in near:
+        before, after = near.split(text, 1)
+        said = f"cut at its start: the document's {noun} begins with {shown(before.replace(nm.SEP, ' | ').strip(), 100)}"
+        rest = after.replace(nm.SEP, " | ").strip()
+        return said + (f", and goes on with {shown(rest, 100)}" if rest else "")
     return f"not the document's caption of Figure {field.figure}" if caption else None

@@ -325,3 +325,61 @@ def test_usage_and_spec_errors(run, tmp_path):
     bad = _copy(tmp_path, "shape: m16n8k256", "shape: m16n8k999")
     r = run("verbatim", bad, "--document", DOC)
     assert r.code == 3 and r.err.startswith(f"{bad}:") and "error:" in r.err
+
+
+@pytest.mark.parametrize("spec, label, whole, cut", [
+    ("m16n8k64.yaml", "same_as", "Matrix fragments for accumulators C and D", "Matrix"),
+    ("m64nNk16.sp.yaml", "stated", "Each warp in the warpgroup provides sparsity information", "Each warp"),
+])
+def test_a_sentence_cut_at_its_start_is_not_the_documents_sentence(tmp_path, spec, label, whole, cut):
+    """A sentence with its first words dropped stands in the running text, after a space: found
+    as a part of it, it passed. It is refused at its first character, saying what the document's
+    sentence begins with."""
+    text = open(os.path.join(SPECS, spec), encoding="utf-8").read()
+    assert text.count(whole) == 1, whole
+    path = tmp_path / spec
+    rest = whole[len(cut):].lstrip()
+    path.write_text(text.replace(whole, rest), encoding="utf-8")
+    field = next(f for f in fields.read(str(path)) if f.label == label and f.text.startswith(rest))
+    got = match.check(field, document.read([(None, DOCUMENT)]))
+    assert got.failed and str(got.at) == _line_col(str(path), rest)
+    assert got.why.startswith(f"cut at its start: the document's sentence begins with {cut!r}"), got.why
+    assert got.diff.startswith(f"{{+{cut} +}}")
+
+
+def test_every_sentence_of_the_catalogue_cut_at_its_start_is_refused():
+    """Each of the catalogue's sentences (same_as, sparsity, stated, operand texts) with one, two or
+    three of its first words dropped is refused, and each stated table row without its first
+    cell; each whole one is found."""
+    doc = document.read([(None, DOCUMENT)])
+    cuts = 0
+    for name in sorted(os.listdir(SPECS)):
+        if not name.endswith(".yaml") or name in ("relations.yaml", "untranscribed.yaml"):
+            continue
+        for f in fields.read(os.path.join(SPECS, name)):
+            if f.kind != fields.PROSE or f.figure is not None:
+                continue
+            assert not match.check(f, doc).failed, f.label
+            if nm.is_table_line(f.text):  # a row: its first cell dropped, the pipe before the next kept
+                starts = [f.text.index("|", f.text.index("|") + 1)]
+            else:
+                words = f.text.split(" ")
+                starts = [len(" ".join(words[:n])) + 1 for n in range(1, min(4, len(words)))]
+            for k in starts:
+                g = dataclasses.replace(f, source=SourceText(f.text[k:], f.source.file, f.source.origins[k:]))
+                assert match.check(g, doc).failed, (name, f.label, g.text)
+                cuts += 1
+    assert cuts > 100
+
+
+@pytest.mark.parametrize("text, at, ends", [
+    ("the same data-type, e.g. both signed", "e.g.", False),  # 9.7.15.3's "e.g. both signed integer"
+    ("one, i.e. the upper half", "i.e.", False),
+    ("(cf. Figure 3) the rows", "cf.", False),
+    ("of the same type. Both are", "type.", True),
+    ("as in (the `.f16` type.) Then", "type.)", True),
+])
+def test_a_full_stop_that_ends_an_abbreviation_does_not_end_a_sentence(text, at, ends):
+    from checker.verbatim import whole
+
+    assert whole.ends_sentence(text, text.index(at) + len(at)) is ends
