@@ -30,7 +30,6 @@ def add(sub) -> None:
 
 
 def run(args, out, err) -> int:
-    from checker import scope
     from checker.diff.compare import diff_base, diff_pair, flatten
     from checker.report import diff as render
 
@@ -39,13 +38,8 @@ def run(args, out, err) -> int:
     # every verdict of each edited file's scope is compared (checker/scope.py): the revision's
     # copy of the scope is read too, so both versions are judged with their own relations
     if args.base:
-        paths = args.paths or ["specs"]
-        if args.paths:
-            # the paths given and their scope: a folder given is listed at the revision too, so a
-            # spec removed from it is diffed (the scope, of files that exist now, never names it)
-            widened = [str(p) for p in scope.widen(spec_files(paths)).files]
-            paths = list(dict.fromkeys([*map(str, paths), *widened]))
-        diffs = flatten(diff_base(args.base, paths, spec_files, args.jobs))
+        # the paths given and their scope, now and at the revision (checker/diff/compare.py)
+        diffs = flatten(diff_base(args.base, args.paths or ["specs"], spec_files, args.jobs, scoped=bool(args.paths)))
     else:
         if len(args.paths) != 2:
             raise UsageError("diff takes OLD NEW (two spec files), or --base REV [PATH...]")

@@ -3,6 +3,7 @@ added or removed; every property whose verdict changes (both versions are proved
 from __future__ import annotations
 
 import os
+import posixpath
 from dataclasses import dataclass, field
 
 from checker import temps
@@ -201,7 +202,10 @@ def diff_files(old: str | None, new: str | None, label: str, old_label: str | No
         vb = _verdicts_of(_survivors(old, folder), jobs) if both else {}
     own = os.path.basename(new or old or label)
     _changes(va.pop(own, {}), vb.pop(own, {}), d)
+    here = os.path.dirname(new) if new is not None else folder
     for name in sorted(set(va) | set(vb)) if both else ():
+        if name not in vb and not os.path.isfile(os.path.join(here, name)):
+            continue  # gone now as well: not a file the edit affects (a diff of its own says it is removed)
         other = SpecDiff(os.path.join(os.path.dirname(label), name), "affected", by=[label])
         _changes(va.get(name, {}), vb.get(name, {}), other)
         if other.verdicts:
@@ -277,8 +281,11 @@ def _place(tmp: str, rev: str, rel: str, data: bytes) -> str:
     return old
 
 
-def diff_base(rev: str, paths: list, spec_files, jobs: int = 1) -> list:
-    """Each spec file under `paths` against its version at git revision `rev`."""
+def diff_base(rev: str, paths: list, spec_files, jobs: int = 1, scoped: bool = False) -> list:
+    """Each spec file under `paths` against its version at git revision `rev`. `scoped`: the paths
+    were named, so each named file's scope is diffed too, as it is now and as it was at `rev` (a
+    sibling it depended on and that is gone now is a removed file of the diff); a folder given is
+    diffed whole. A named file that is gone now is diffed as removed."""
     if rev.startswith("-"):
         raise UsageError(f"--base takes a revision, not {rev!r}")
     try:
@@ -294,34 +301,75 @@ def diff_base(rev: str, paths: list, spec_files, jobs: int = 1) -> list:
         if "exit status" not in str(exc):
             raise
         raise UsageError(f"--base {shown(rev)}: no such commit in {shown(top)} (a branch, tag or commit id)") from None
-    now = {os.path.relpath(os.path.abspath(p), top).replace(os.sep, "/"): p for p in spec_files(paths)}
-    prefixes = [os.path.relpath(os.path.abspath(p), top).replace(os.sep, "/") for p in paths]
-    listing = _git(["ls-tree", "-r", "-z", "--name-only", rev, "--", *prefixes], top)
+
+    def rel_of(p) -> str:
+        return os.path.relpath(os.path.abspath(str(p)), top).replace(os.sep, "/")
+
+    named = [p for p in paths if str(p).endswith((".yaml", ".yml")) and not os.path.isdir(p)] if scoped else []
+    folders = [rel_of(p) for p in paths if p not in named]
+    existing = [p for p in paths if os.path.exists(p)]
+    now = {rel_of(p): p for p in spec_files(existing)} if existing else {}
+    # a named file's scope lies in its folder: that folder is listed at the revision, so the scope
+    # it had then is known too
+    homes = sorted({posixpath.dirname(rel_of(p)) for p in named})
+    prefixes = sorted(set(folders) | {h or "." for h in homes})
+    listing = _git(["ls-tree", "-r", "-z", "--name-only", rev, "--", *prefixes], top) if prefixes else b""
     listed = [os.fsdecode(n) for n in listing.split(b"\0") if n]
     for rel in listed:  # the whole revision is refused for one hostile name, before anything is read
         why = _unsafe(rel)
         if why is not None:
             raise SpecError(_located(rev, rel), f"git lists {why}; the revision is refused")
+
+    def wanted(rel: str) -> bool:
+        return posixpath.dirname(rel) in homes or any(f in (".", "") or rel == f or rel.startswith(f + "/")
+                                                        for f in folders)
+
     # as spec_files does now: the untranscribed list is no spec (checker verbatim reads it)
-    then = [f for f in listed if f.endswith((".yaml", ".yml")) and not is_untranscribed_file(f)]
+    then = [f for f in listed if f.endswith((".yaml", ".yml")) and not is_untranscribed_file(f) and wanted(f)]
+    for p in named:
+        if not os.path.exists(p) and rel_of(p) not in then:
+            raise UsageError(f"no such file or folder: {p} (nor at {shown(rev)})")
     out = []
     with temps.folder("checker-diff-") as tmp:
-        for rel in sorted(set(now) | set(then)):
-            old = error = None
-            if rel in then:
-                try:
-                    data = _blob(rev, rel, top)
-                except SpecError as exc:
-                    error = exc
-                else:
-                    old = _place(tmp, rev, rel, data)
-            new = now.get(rel)
+        placed, errors = {}, {}
+        for rel in then:
+            try:
+                placed[rel] = _place(tmp, rev, rel, _blob(rev, rel, top))
+            except SpecError as exc:
+                errors[rel] = exc
+        selected = set(now) | {rel for rel in then if not scoped or not wanted_by_home(rel, homes, folders)}
+        if scoped:
+            from checker.scope import widen
+
+            selected |= {rel_of(p) for p in named}
+            for f in widen(list(now.values())).files if now else ():
+                now.setdefault(rel_of(f), str(f))
+                selected.add(rel_of(f))
+            old_root = os.path.join(os.path.realpath(tmp), "old")
+            was = [placed[rel_of(p)] for p in named if rel_of(p) in placed]
+            for f in widen(was).files if was else ():
+                rel = os.path.relpath(os.path.realpath(str(f)), old_root).replace(os.sep, "/")
+                selected.add(rel)
+                here = os.path.join(top, rel)
+                if rel not in now and os.path.isfile(here):
+                    now[rel] = os.path.relpath(here)
+        for rel in sorted(selected):
+            old, error, new = placed.get(rel), errors.get(rel), now.get(rel)
+            if old is None and error is None and new is None:
+                continue
             if old and new and same_bytes(old, new, MAX_BYTES):
                 continue
             here = os.path.relpath(os.path.join(top, rel))  # a removed file named from the working folder, as the others
             out.append((old, new, new or here, f"{rev}:{rel}", error, os.path.dirname(here)))
         # once every file is fetched: a diff proves the file's scope, which reads the files beside it
         return [diff_files(*args, jobs=jobs, folder=folder) for *args, folder in out]
+
+
+def wanted_by_home(rel: str, homes: list, folders: list) -> bool:
+    """Whether `rel` was listed only as a sibling of a named file (diffed where a scope names it),
+    not as a file under a folder given (diffed whatever it is)."""
+    in_folder = any(f in (".", "") or rel == f or rel.startswith(f + "/") for f in folders)
+    return posixpath.dirname(rel) in homes and not in_folder
 
 
 def diff_pair(old: str, new: str, jobs: int = 1) -> SpecDiff:

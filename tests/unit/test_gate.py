@@ -168,6 +168,33 @@ def test_diff_against_a_git_revision_sees_what_a_removed_spec_breaks(run, tmp_pa
     assert r.code == 0 and "specs/stmatrix.m8n8.yaml: removed" in r.out and "not edited" not in r.out, r.out
 
 
+def test_diff_of_a_named_file_sees_a_sibling_its_scope_had_removed(run, tmp_path, monkeypatch):
+    """`diff --base HEAD specs/m16n8k32.yaml` with m16n8k16.yaml (what its same_as sentences name)
+    removed said "no spec file changed", exit 0, where `prove specs/m16n8k32.yaml` fails: the
+    scope was taken of the files that exist now only. And the removed file named itself was "no
+    such file or folder", exit 2."""
+    repo = tmp_path / "repo"
+    shutil.copytree(SPECS, repo / "specs")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "seed")
+    monkeypatch.chdir(repo)
+    os.remove(repo / "specs" / "m8n8k4.yaml")  # the control: outside m16n8k32's scope, then and now
+    r = run("diff", "--base", "HEAD", "specs/m16n8k32.yaml")
+    assert r.code == 0 and r.out == "no spec file changed\n", r.out
+    os.remove(repo / "specs" / "m16n8k16.yaml")
+    # m8n8k4 is in m16n8k16's scope (relations tie them), not in m16n8k32's
+    for named, k4 in (("specs/m16n8k32.yaml", False), ("specs/m16n8k16.yaml", True)):
+        r = run("diff", "--base", "HEAD", named)
+        assert r.code == 1, (named, r.out)
+        assert "specs/m16n8k16.yaml: removed\n" in r.out, (named, r.out)
+        assert ("specs/m8n8k4.yaml: removed\n" in r.out) is k4 and ("specs/m8n8k4.yaml: not" in r.out) is False
+        assert ("specs/m16n8k32.yaml: not edited; verdicts changed by the edit of specs/m16n8k16.yaml "
+                "(a verdict got worse)") in r.out, (named, r.out)
+    r = run("diff", "--base", "HEAD", "specs/never.yaml")
+    assert r.code == 2 and "no such file or folder: specs/never.yaml (nor at 'HEAD')" in r.err, r.err
+
+
 def test_sarif_validates_against_sarif_2_1_0_and_locates_the_failure(run, tmp_path):
     from pydantic import ValidationError
     from pydantic_sarif.model import StaticAnalysisResultsFormatSarifVersion210JsonSchema as Sarif
