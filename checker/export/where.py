@@ -56,24 +56,47 @@ def _where_sparse(spec, frag, reading, row: int, col: int) -> dict:
     ranges = sorted({(lane, i // g.per_register, f, la) for (lane, i), r, f, la in zip(points, rows, firsts, lasts)
                      if r == row and f <= col <= la})
     holders = []
+    loose = sparse.unordered_types(spec.family, frag.types)
     for lane, reg, first, last in ranges:
-        for p, c, q, index in sparse.candidates(g, col - first):
+        for p, c, q, index, increasing in sparse.candidates(g, col - first):
+            if not (increasing or loose):
+                continue  # no type of the fragment lets a chunk's indices go down
             i = reg * g.per_register + p
             start = first + c * g.chunk
+            kinds = frag.types if increasing else loose
+            registers = [x for x in _registers(frag, reading, i) if set(x["types"]) & set(kinds)]
             holders.append({"computation": None, "lane": lane, "i": i, "element": f"{frag.letter}{i}",
-                            "registers": _registers(frag, reading, i), "range": [first, last],
+                            "registers": registers, "range": [first, last],
                             "metadata": {"chunk": [start, start + g.chunk - 1], "index": q, "value": index,
-                                         "unit": g.unit}})
+                                         "unit": g.unit, "increasing": increasing,
+                                         # the types (and, of mma.sp, the variants) this holder is possible for
+                                         "types": list(kinds),
+                                         "ordered_metadata": increasing or spec.family == "wgmma.sp"}})
             if frag.threads.count > 32:  # a warpgroup: thread T<t> is lane t % 32 of warp t / 32
                 holders[-1].update(thread=lane, warp=lane // 32, lane=lane % 32)
     regs = {(lane, reg) for lane, reg, _, _ in ranges}
     return {"spec": spec.path, "shape": spec.shape, "fragment": frag.id, "operand": frag.operand, "row": row,
-            "col": col, "sparse": {"k": k, "granularity": f"{g.nonzero}:{g.chunk}", "pairwise": g.pairwise,
-                                   "compressed_cols": frag.cols},
+            "col": col, "family": spec.family, "types": list(frag.types),
+            "sparse": {"k": k, "granularity": f"{g.nonzero}:{g.chunk}", "pairwise": g.pairwise,
+                       "indices_per_chunk": g.picked, "compressed_cols": frag.cols},
             "holders": holders, "unique": len(regs) == 1}
 
 
 _ORDINAL = ("first", "second", "third", "fourth")
+
+
+def _metadata_rule(w: dict) -> str:
+    """What the document asks of a chunk's indices, for this fragment's instruction and types."""
+    if w["sparse"]["indices_per_chunk"] == 1:
+        return "the metadata names the position of each chunk's one non-zero element"
+    distinct = "a chunk's indices are distinct (0b0000, 0b0101, 0b1010, 0b1111 are invalid)"
+    if w["family"] == "wgmma.sp":
+        return distinct
+    always = [t for t in w["types"] if t in sparse.ORDERED_ALWAYS]
+    if len(always) == len(w["types"]):
+        return "a chunk's indices increase"
+    return (f"with mma.sp {distinct}; with mma.sp::ordered_metadata"
+            + (f", and for {'/'.join('.' + t for t in always)}," if always else "") + " they increase")
 
 
 def _registers(frag, reading, i: int) -> list:
@@ -158,10 +181,15 @@ def _where_sparse_text(w: dict) -> str:
             what = "two-wide sub-chunk" if md["unit"] == 2 else "position"
             bits = "; ".join(f"{'/'.join('.' + t for t in x['types'])} {_bits(*x['bits'])}"
                              for x in h["registers"])
+            only = ""
+            if not md["increasing"] and w["family"] != "wgmma.sp":
+                whose = "" if md["types"] == w["types"] else "/".join("." + t for t in md["types"]) + " "
+                only = f" -- {whose}with mma.sp only: ::ordered_metadata's indices increase"
             lines.append(f"    {h['element']:>5}  when the {_ORDINAL[md['index']]} index of chunk "
-                         f"[{md['chunk'][0]}..{md['chunk'][1]}] is {md['value']} ({what} {md['value']}); {bits}")
-    lines.append("  (ordered metadata: a chunk's indices increase. Which lane and bits of the metadata operand "
-                 "hold them is drawn only in the document's figures.)")
+                         f"[{md['chunk'][0]}..{md['chunk'][1]}] is {md['value']} ({what} {md['value']}); {bits}{only}")
+    rule = _metadata_rule(w)
+    lines.append(f"  ({rule}. Which lane and bits of the metadata operand hold them is drawn only in the document's "
+                 "figures.)")
     if not w["unique"]:
         lines.append("  WARNING: more than one register's range covers this cell: the fragment is not a tiling")
     return text_lines(lines)

@@ -23,7 +23,7 @@ import numpy as np
 
 from checker.probe import wgmma_smem
 from checker.probe.wgmma_ptx import RULES, K_BYTES, MIXED_INT_VERSION, PARAMS, WgmmaVariant
-from checker.semantics.sparse import Geometry, column, ordered
+from checker.semantics.sparse import Geometry, column, distinct
 
 SP_VERSION = "8.2"  # 9.7.15.6.3 "PTX ISA Notes: Introduced in PTX ISA version 8.2"
 # ptxas: "Feature 'Sparse WGMMA with floating point types' requires PTX ISA .version 8.2 or later"
@@ -44,11 +44,13 @@ def nibble(atype: str, indices: tuple) -> int:
 
 
 def indices_of(atype: str, nib: int) -> tuple | None:
-    """The chunk indices a meaningful 4-bit group names, or None (undefined behaviour)."""
+    """The chunk indices a valid 4-bit group names, or None (undefined behaviour: 9.7.15.6.1 makes
+    the two indices of a chunk distinct, "0b0000, 0b0101, 0b1010, 0b1111 are invalid", in any order;
+    .tf32 has two meaningful values)."""
     if atype == "tf32":
         return next(((k,) for k, x in TF32_NIBBLE.items() if x == nib), None)
     idx = (nib & 3, nib >> 2)
-    return idx if ordered(geometry(atype), idx) else None
+    return idx if distinct(geometry(atype), idx) else None
 
 
 def metadata_word(atype: str, indices: tuple) -> int:
@@ -57,10 +59,11 @@ def metadata_word(atype: str, indices: tuple) -> int:
 
 
 def logical_columns(atype: str, kc: int) -> np.ndarray:
-    """(valid index tuples, kc) logical column of A of each compressed column, per index tuple."""
+    """(valid index tuples, kc) logical column of A of each compressed column, per index tuple (a
+    chunk's two indices in either order)."""
     g = geometry(atype)
     choices = [(i,) for i in range(g.units)] if g.picked == 1 else [
-        (i, j) for i in range(g.units) for j in range(i + 1, g.units)]
+        (i, j) for i in range(g.units) for j in range(g.units) if i != j]
     return {idx: np.array([(c // g.nonzero) * g.chunk + column(g, 0, c % g.nonzero, idx) for c in range(kc)])
             for idx in choices}
 

@@ -43,21 +43,26 @@ def test_range_notation_parses_with_comments_and_capital_for():
     assert cr.where[0].pieces[0].elem.where is not None  # `For ai where i < 4`, capital F
 
 
-def _orderings(g):
-    """Every metadata choice `::ordered_metadata` accepts for one range."""
-    per_chunk = list(itertools.combinations(range(g.units), g.picked))
+def _choices(g, increasing: bool):
+    """Every metadata choice for one range: each chunk's indices increasing (`::ordered_metadata`),
+    or merely distinct (plain mma.sp, wgmma.mma_async.sp)."""
+    pick = itertools.combinations if increasing else itertools.permutations
+    per_chunk = list(pick(range(g.units), g.picked))
     for choice in itertools.product(per_chunk, repeat=g.out_of // g.chunk):
         yield tuple(x for c in choice for x in c)
 
 
+@pytest.mark.parametrize("increasing", [True, False], ids=["ordered", "distinct"])
 @pytest.mark.parametrize("shape,fragment", SPARSE, ids=[f"{s}-{f.id}" for s, f in SPARSE])
-def test_metadata_places_a_register_on_distinct_columns_of_its_range(shape, fragment):
-    """For every ordered metadata choice, the register's elements land on distinct columns of
-    its range, `nonzero` to a chunk (two-wide units aligned where pair-wise), and `candidates`
-    names exactly the elements and conditions that put one on a given column."""
+def test_metadata_places_a_register_on_distinct_columns_of_its_range(shape, fragment, increasing):
+    """For every metadata choice, ordered or merely distinct, the register's elements land on
+    distinct columns of its range, `nonzero` to a chunk (two-wide units aligned where pair-wise),
+    and `candidates` names exactly the elements and conditions that put one on a given column
+    (those it marks increasing where the choice is ordered)."""
     g = sparse.geometry(fragment)
-    choices = list(_orderings(g))
-    assert choices and all(sparse.ordered(g, c) for c in choices)
+    choices = list(_choices(g, increasing))
+    assert choices and all(sparse.distinct(g, c) for c in choices)
+    assert all(sparse.ordered(g, c) for c in choices) == (increasing or g.picked == 1)
     for indices in choices:
         cols = [sparse.column(g, 0, p, indices) for p in range(g.per_register)]
         assert len(set(cols)) == g.per_register and all(0 <= c < g.out_of for c in cols)
@@ -66,15 +71,32 @@ def test_metadata_places_a_register_on_distinct_columns_of_its_range(shape, frag
         if g.pairwise:
             assert all(cols[p] % 2 == 0 and cols[p + 1] == cols[p] + 1 for p in range(0, g.per_register, 2))
         for offset in range(g.out_of):
-            said = {p for p, c, q, index in sparse.candidates(g, offset) if indices[c * g.picked + q] == index}
+            said = {p for p, c, q, index, up in sparse.candidates(g, offset)
+                    if (up or not increasing) and indices[c * g.picked + q] == index}
             assert said == {p for p in range(g.per_register) if cols[p] == offset}, (indices, offset)
 
 
 def test_candidates_can_be_refuted():
     g = sparse.Geometry(2, 4, False, 2, 4)
-    assert [p for p, *_ in sparse.candidates(g, 0)] == [0]  # position 0 is only ever the first
-    assert [p for p, *_ in sparse.candidates(g, 3)] == [1]  # position 3 only the second
+    # position 0 is only ever the first of increasing indices; of distinct ones, the second too
+    assert [(p, up) for p, _, _, _, up in sparse.candidates(g, 0)] == [(0, True), (1, False)]
+    assert [(p, up) for p, _, _, _, up in sparse.candidates(g, 3)] == [(0, False), (1, True)]
     assert not sparse.ordered(g, (2, 1)) and not sparse.ordered(g, (1, 1)) and sparse.ordered(g, (0, 3))
+    assert sparse.distinct(g, (2, 1)) and not sparse.distinct(g, (1, 1)) and not sparse.distinct(g, (0, 4))
+
+
+def test_which_types_let_a_chunk_s_indices_go_down():
+    """9.7.14.6.1 states the increasing values for mma.sp itself for the .kind::f8f6f4 types and
+    .e2m1, "For mma.sp::ordered_metadata" only for .f16/.bf16, .u8/.s8, .u4/.s4; 9.7.15.6.1 asks
+    only distinct indices of every wgmma type."""
+    storage = " ".join(open(os.path.join(DOCUMENT, "ptx-isa", "9.7.14.6.1-sparse-matrix-storage.md"),
+                            encoding="utf-8").read().split())
+    fp8 = storage[storage.index("When matrices A and B have `.e4m3`"):]
+    assert fp8.index("metadata. `0b0100`, `0b1000`") < fp8.index("Figure 116")  # unqualified
+    types = ("s8", "u8", "e4m3", "e5m2", "e3m2", "e2m3", "e2m1")
+    assert sparse.unordered_types("mma", types) == ("s8", "u8")
+    assert sparse.unordered_types("wgmma.sp", ("e4m3", "e5m2")) == ("e4m3", "e5m2")
+    assert sparse.unordered_types("mma", ("e2m1",)) == ()
 
 
 def test_ordered_metadata_values_are_the_increasing_index_pairs():
@@ -103,6 +125,33 @@ def test_where_answers_in_a_s_own_coordinates(run):
     w = json.loads(run("where", os.path.join(SPECS, "m16n8k64.yaml"), "--fragment", "A.sp.i4", "--row", "3",
                        "--col", "21", "--format", "json").out)
     assert [(h["lane"], h["element"], h["metadata"]["value"]) for h in w["holders"]] == [(13, "a1", 2), (13, "a3", 2)]
+
+
+def test_where_names_every_element_the_metadata_may_choose(run):
+    """The document asks only distinct indices of a chunk of wgmma.mma_async.sp, and of plain mma.sp
+    for .f16/.bf16, .u8/.s8, .u4/.s4: `where` assumed increasing ones everywhere, so it left out a6
+    for A[45][23] of m64nNk32.sp (held by a6 when the first index is 3, metadata 0b0011)."""
+    def holders(spec, fid, row, col):
+        w = json.loads(run("where", os.path.join(SPECS, spec), "--fragment", fid, "--row", str(row), "--col", str(col),
+                           "--format", "json").out)
+        return [(h["element"], h["metadata"]["index"], h["metadata"]["increasing"], h["metadata"]["types"],
+                 [t for x in h["registers"] for t in x["types"]]) for h in w["holders"]]
+
+    f16 = ["f16", "bf16"]
+    assert holders("m64nNk32.sp.yaml", "A.sp.f16", 45, 23) == [("a6", 0, False, f16, f16), ("a7", 1, True, f16, f16)]
+    assert holders("m16n8k32.yaml", "A.sp.f16", 9, 15) == [("a2", 0, False, f16, f16), ("a3", 1, True, f16, f16)]
+    fp8 = ["e4m3", "e5m2", "e3m2", "e2m3", "e2m1"]
+    # the 8-bit float types ask increasing indices of mma.sp itself: a6 is .s8/.u8's only
+    assert holders("m16n8k64.yaml", "A.sp.i8", 9, 15) == [("a6", 0, False, ["s8", "u8"], ["s8", "u8"]),
+                                                          ("a7", 1, True, ["s8", "u8", *fp8], ["s8", "u8", *fp8])]
+    text = run("where", os.path.join(SPECS, "m16n8k64.yaml"), "--fragment", "A.sp.i8", "--row", "9", "--col", "15").out
+    assert "a6  when the first index of chunk [12..15] is 3 (position 3); .s8/.u8 bits 16..23 -- .s8/.u8 with " \
+           "mma.sp only: ::ordered_metadata's indices increase" in text
+    assert "(with mma.sp a chunk's indices are distinct (0b0000, 0b0101, 0b1010, 0b1111 are invalid); with " \
+           "mma.sp::ordered_metadata, and for .e4m3/.e5m2/.e3m2/.e2m3/.e2m1, they increase." in text
+    text = run("where", os.path.join(SPECS, "m64nNk32.sp.yaml"), "--fragment", "A.sp.f16", "--row", "45",
+               "--col", "23").out
+    assert "ordered_metadata" not in text and "(a chunk's indices are distinct (0b0000, 0b0101" in text
 
 
 def test_where_compressed_and_usage_errors(run):

@@ -63,8 +63,10 @@ def test_the_metadata_words_name_the_same_chunk_indices_everywhere():
     assert sp.metadata_word("f16", (0, 1)) == 0x44444444 and sp.metadata_word("tf32", (1,)) == 0xEEEEEEEE
     assert sp.indices_of("e4m3", 0b1101) == (1, 3) and sp.indices_of("s8", 0b0101) is None  # 9.7.15.6.1: invalid
     assert sp.indices_of("tf32", 0b0100) == (0,) and sp.indices_of("tf32", 0b1000) is None
+    # any two distinct indices, in either order: wgmma.mma_async.sp has no ::ordered_metadata
+    assert sp.indices_of("f16", 0b0111) == (3, 1) and sp.indices_of("f16", 0b1010) is None
     cols = sp.logical_columns("f16", 16)
-    assert list(cols[(1, 3)][:4]) == [1, 3, 5, 7] and len(cols) == 6
+    assert list(cols[(1, 3)][:4]) == [1, 3, 5, 7] and list(cols[(3, 1)][:4]) == [3, 1, 7, 5] and len(cols) == 12
     assert list(sp.logical_columns("tf32", 8)[(1,)]) == [1, 3, 5, 7, 9, 11, 13, 15]
 
 
