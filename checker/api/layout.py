@@ -216,13 +216,15 @@ class Layout:
         if self._printed:
             raise LayoutError(f"{self.id} as printed is not the map the checker proves; export the reading "
                               f"(checker.load({self._spec.path!r}).fragment({self.id!r}))")
-        from checker.export.checked import export
+        from checker.export.checked import export_fragment
         from checker.smt.solver import run_budget
 
+        self._need()
         call = f"checker.load({self._spec.path!r}).fragment({self.id!r}).to_{to}(" + (
-            f"computation={computation}" if computation is not None else "") + ")"
+            f"computation={computation!r}" if computation is not None else "") + ")"
         with run_budget():
-            return export(self._spec.path, self.id, to, computation, call)
+            return export_fragment(self._spec.path, self._spec.model, self._fragment, self._reading, to, computation,
+                                   call)
 
     def to_cute(self, computation: int | None = None) -> str:
         """The CuTe TV layout as C++ and pycute text, proved equal to the spec by z3 and the
@@ -244,20 +246,25 @@ class Layout:
         """A Python module with the same four functions as `to_cpp`."""
         return self._export("python", computation)
 
-    def compare(self, candidate, computation="all"):
+    def compare(self, candidate, computation=None):
         """Prove `candidate` equal to this layout, or refute it at the smallest (thread, i), by z3
         and the plain-Python enumeration (they must agree), as `checker compare` does. `candidate`
         is a CuTe layout in pycute notation (`"((4,8),(2,2,2)):((32,1),(16,8,128))"`, into the
         column-major tile: A as M x K, B as N x K, C as M x N), another `Layout`, or any function
         `(thread, i) -> (row, col)`, called over this layout's domain only. `computation`: for
-        `mma.m8n8k4 .f16`, which MMA computation (1..4) or "all"; the CuTe thread index is then
-        the SM70 quad-pair's. Returns a `checker.compare.Comparison` (`equal`, `difference`,
-        `summary()`). A layout loaded `as_printed` is not what the checker proves: it refuses."""
+        `mma.m8n8k4 .f16`, None (the thread index is the lane, as `cell` numbers it and as
+        `checker compare` does by default), an MMA computation (1..4) or "all" (the thread index
+        is then the position among its lanes: CuTe's SM70 quad-pair numbering). Returns a
+        `checker.compare.Comparison` (`equal`, `difference`, `summary()`, and `equal_with`: the
+        other numberings that prove a differing candidate equal). A layout loaded `as_printed` is
+        not what the checker proves: it refuses."""
         if self._printed:
             raise LayoutError(f"{self.id} as printed is not the proved layout: compare with "
                               f"checker.load({self._spec.path!r}).fragment({self.id!r})")
-        from checker.compare import compare_layout
-        from checker.compare.candidates import Candidate
+        from dataclasses import replace
+
+        from checker.compare import checked_computation, compare_layout, equal_with
+        from checker.compare.candidates import Candidate, Table
         from checker.smt.solver import run_budget
 
         if isinstance(candidate, str):
@@ -270,11 +277,18 @@ class Layout:
             raise UsageError(f"compare() takes a CuTe layout as text, a Layout or a function (thread, i) -> "
                              f"(row, col), found {type(candidate).__name__} {candidate!r:.60}")
         elif isinstance(candidate, Layout):
+            # over its own domain, as `--table` is: a function called over this layout's domain
+            # saw only its first elements (C.float "equal" to A.f16, whose a0..a3 are C's c0..c3)
             other = candidate
-            candidate = lambda t, i: other.cell(t, i)  # noqa: E731 - the other layout's map, by name
-            candidate.__name__ = f"{other.shape} {other.id}"
+            other._need()
+            candidate = Table({(t, i): (r, c) for t, i, r, c in other.entries() if r is not None and c is not None},
+                              f"{other.shape} {other.id}" + (" as printed" if other._printed else ""))
+        checked_computation(self._fragment, computation)
         with run_budget():
-            return compare_layout(self._fragment, candidate, computation, spec_name=self.shape)
+            result = compare_layout(self._fragment, candidate, computation, spec_name=self.shape)
+            if result.equal or not self._fragment.computations:
+                return result
+            return replace(result, equal_with=tuple(equal_with(self._fragment, candidate, computation, self.shape)))
 
     # -- looks ------------------------------------------------------------------------------------
     def __repr__(self) -> str:

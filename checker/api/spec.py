@@ -94,6 +94,9 @@ class Spec:
         if not isinstance(id, str):
             raise UsageError(f"fragment() takes an id as text (one of {', '.join(self.ids)}), "
                              f"found {type(id).__name__} {id!r:.60}")
+        for k, v in params.items():  # N=64.0 was taken for 64, and N="64" refused naming N=64 as the fix
+            if type(v) is not int:
+                raise UsageError(f"fragment({id!r}, {k}=...) takes an integer, found {type(v).__name__} {v!r:.40}")
         base, given = split(id)
         want = dict(given)
         clash = {k: v for k, v in params.items() if k in want and want[k] != v}
@@ -157,8 +160,8 @@ def load(path: str, as_printed: bool = False) -> Spec:
     text says (a layout whose printed text does not parse raises `checker.LayoutError` when asked
     for a cell).
 
-    A file that cannot be read, is malformed, or that `checker validate` refuses raises
-    `checker.SpecError` with its file:line:col.
+    A path that does not exist raises `checker.UsageError`; a file that cannot be read, is
+    malformed, or that `checker validate` refuses raises `checker.SpecError` with its file:line:col.
     """
     import os
 
@@ -175,6 +178,8 @@ def load(path: str, as_printed: bool = False) -> Spec:
         raise UsageError(f"checker.load's as_printed is True or False, found {type(as_printed).__name__} {as_printed!r:.60}")
     if is_relations_file(path):
         raise UsageError(f"{path} holds relations between fragments, not a spec: checker.prove({path!r}) proves them")
+    if not os.path.lexists(path):  # as checker.prove and every command say it: a bad argument, not a spec's error
+        raise UsageError(f"no such file: {path}")
     # validate's gate, as every command's: a formula, element list or erratum is otherwise read
     # only when its fragment is asked for, so a spec validate refuses would load and answer
     return Spec(path, load_checked(path), as_printed)

@@ -78,7 +78,7 @@ def candidate(args, frag):
 def run(args, out, err) -> int:
     import os
 
-    from checker.compare import compare_layout, equal_with
+    from checker.compare import compare_layout, equal_with, hint
 
     check_outputs(args)
     check_inputs(args)
@@ -99,31 +99,6 @@ def run(args, out, err) -> int:
     else:
         out.write(text)
     return 0 if result.equal else 1
-
-
-def hint(frag, used, others: list, equal: bool) -> list:
-    """Lines saying which other --computation proves a layout equal that differs, or that none does."""
-    if equal or not frag.computations:
-        return []
-    out = []
-    for k in others:
-        if k == "all":
-            out.append(f"equal with --computation all (so with each of 1..{len(frag.computations)}): each MMA "
-                       "computation's lanes, the thread index being the "
-                       "position among them (CuTe's SM70 quad-pair numbering; `checker export` writes "
-                       "computation 1's unless --computation says)")
-        elif k is None:
-            out.append("equal without --computation: the thread index is then the lane")
-        else:
-            lanes = ", ".join(map(str, frag.computations[k - 1].lanes))
-            out.append(f"equal with --computation {k}: MMA computation {k}'s lanes ({lanes}), the thread index "
-                       "being the position among them"
-                       + (" (what `checker export` writes without --computation)" if k == 1 else ""))
-    if not out:
-        tried = [f"--computation {k}" for k in range(1, len(frag.computations) + 1) if k != used]
-        tried += [x for x, skip in (("--computation all", "all"), ("no --computation", None)) if used != skip]
-        out.append(f"no other thread numbering makes it equal either ({', '.join(tried)})")
-    return out
 
 
 def render_text(result, hints=()) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from checker.compare.engine import Comparison, Difference  # noqa: F401  (the documented result types)
 
-__all__ = ["Comparison", "Difference", "compare_layout", "equal_with"]
+__all__ = ["Comparison", "Difference", "checked_computation", "compare_layout", "equal_with", "hint"]
 
 
 def compare_layout(fragment, candidate, computation="all", spec_name: str | None = None) -> Comparison:
@@ -35,6 +35,7 @@ def compare_layout(fragment, candidate, computation="all", spec_name: str | None
 
         raise UsageError(f"compare_layout takes a spec's fragment (checker.spec.model.Fragment), found "
                          f"{type(fragment).__name__}; a checker.Layout compares with its own .compare(candidate)")
+    checked_computation(fragment, computation)
     reading = materialize(fragment)
     if callable(candidate) and not isinstance(candidate, Candidate):
         from checker.compare.inputs import from_function
@@ -43,6 +44,23 @@ def compare_layout(fragment, candidate, computation="all", spec_name: str | None
         candidate = from_function(candidate, threads, reading.n, getattr(candidate, "__name__", None)
                                   or f"<{type(candidate).__name__} object>")
     return engine.run(spec_name or _shape(fragment), fragment, reading, candidate, computation)
+
+
+def checked_computation(fragment, computation):
+    """`computation` as compare_layout takes it, or a UsageError saying what it takes: None (the
+    thread index is the lane), and for a fragment held by several MMA computations "all" or 1..n
+    (0 and -1 read computations 4 and 3, and "2" or 2.0 raised TypeError, before)."""
+    from checker.errors import UsageError
+
+    if computation is None or computation == "all":  # "all" of a fragment held by the whole warp: the warp
+        return computation
+    n = len(fragment.computations)
+    if not n:
+        raise UsageError(f"{fragment.id} is held by the whole warp: computation= applies only to mma.m8n8k4 .f16 "
+                         f"(found {computation!r:.40})")
+    if type(computation) is int and 1 <= computation <= n:
+        return computation
+    raise UsageError(f"computation= takes None (the lane), \"all\" or 1..{n} for {fragment.id}, found {computation!r:.40}")
 
 
 def equal_with(fragment, candidate, used, spec_name: str | None = None) -> list:
@@ -74,3 +92,29 @@ def _shape(fragment) -> str:
     import os
 
     return os.path.splitext(os.path.basename(fragment.span.file))[0]
+
+
+def hint(fragment, used, others: list, equal: bool) -> list:
+    """Lines saying which other computation numbering proves a layout equal that differs, or that
+    none does (`others`: equal_with's answer)."""
+    if equal or not fragment.computations:
+        return []
+    out = []
+    for k in others:
+        if k == "all":
+            out.append(f"equal with --computation all (so with each of 1..{len(fragment.computations)}): each MMA "
+                       "computation's lanes, the thread index being the "
+                       "position among them (CuTe's SM70 quad-pair numbering; `checker export` writes "
+                       "computation 1's unless --computation says)")
+        elif k is None:
+            out.append("equal without --computation: the thread index is then the lane")
+        else:
+            lanes = ", ".join(map(str, fragment.computations[k - 1].lanes))
+            out.append(f"equal with --computation {k}: MMA computation {k}'s lanes ({lanes}), the thread index "
+                       "being the position among them"
+                       + (" (what `checker export` writes without --computation)" if k == 1 else ""))
+    if not out:
+        tried = [f"--computation {k}" for k in range(1, len(fragment.computations) + 1) if k != used]
+        tried += [x for x, skip in (("--computation all", "all"), ("no --computation", None)) if used != skip]
+        out.append(f"no other thread numbering makes it equal either ({', '.join(tried)})")
+    return out

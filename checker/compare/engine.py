@@ -65,10 +65,14 @@ class Comparison:
     difference: Difference | None
     proofs: tuple = field(default_factory=tuple)
     operand: str = "A"
+    # for m8n8k4 .f16: the other `computation=` values that prove the candidate equal (set by
+    # checker.Layout.compare; `checker compare` says them as --computation hints)
+    equal_with: tuple = field(default_factory=tuple)
 
     def to_json(self) -> dict:
         out = asdict(self)
         out["verdict"] = "equal" if self.equal else "differs"
+        out["equal_with"] = list(self.equal_with)
         if self.difference is not None:
             out["difference"]["sentence"] = self.difference.sentence(self.operand)
         return out
@@ -77,8 +81,13 @@ class Comparison:
         if self.equal:
             return (f"{self.spec} {self.fragment}: {self.candidate} equals the spec at all {self.points} points "
                     f"(z3 proved it; the enumeration agrees)")
+        also = ""
+        if self.equal_with:
+            said = ", ".join("computation=None (the thread index is the lane)" if k is None else f"computation={k!r}"
+                             for k in self.equal_with)
+            also = f"; equal with {said}"
         return (f"{self.spec} {self.fragment}: {self.candidate} differs from the spec at {self.differing} of "
-                f"{self.points} points; the first: {self.difference.sentence(self.operand)}")
+                f"{self.points} points; the first: {self.difference.sentence(self.operand)}{also}")
 
 
 @dataclass(frozen=True)

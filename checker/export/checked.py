@@ -113,13 +113,22 @@ def _of_cells(m, reading, name: str, checks: list):
 
 
 def export(spec_path: str, fid: str, to: str, computation: int | None, command: str) -> str:
+    """The fragment `fid` of the spec file, exported (`checker export`)."""
+    spec, frag, reading = fragment(spec_path, fid)
+    return export_fragment(spec_path, spec, frag, reading, to, computation, command)
+
+
+def export_fragment(spec_path: str, _spec, frag, reading, to: str, computation: int | None, command: str) -> str:
+    """A fragment already loaded, exported: a checker.Layout exports the map it holds, not what its
+    file says when it is asked (the file may have changed, or the working folder)."""
     from checker.smt import linear as smt_linear
 
-    _spec, frag, reading = fragment(spec_path, fid)
+    fid = frag.id
     if computation is not None and not frag.computations:
         raise UsageError(f"{fid} is held by the whole warp: --computation applies only to mma.m8n8k4 .f16")
-    if frag.computations and computation is not None and not 1 <= computation <= len(frag.computations):
-        raise UsageError(f"--computation takes 1..{len(frag.computations)} for {fid}")
+    if frag.computations and computation is not None and not (
+            type(computation) is int and 1 <= computation <= len(frag.computations)):
+        raise UsageError(f"--computation takes 1..{len(frag.computations)} for {fid}, found {computation!r:.40}")
     m = derive.build(frag, computation)
     _proved(spec_path, frag, reading, m.lanes)
     name = f"{frag.span.file}.{fid}"

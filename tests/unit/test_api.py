@@ -164,7 +164,7 @@ def test_computations_figures_sparse_and_unparsable_print():
         bad.cell(0, 0)
     with pytest.raises(checker.LayoutError, match="thread 0..31"):
         spec.fragment("A.f16").cell(32, 0)
-    with pytest.raises(checker.SpecError):
+    with pytest.raises(checker.UsageError, match="no such file"):  # docs/api.md's Errors: a bad argument
         checker.load(os.path.join(SPECS, "no-such.yaml"))
     assert issubclass(checker.LayoutError, checker.CheckerError)
     # the spec's errata: every one `checker errata` lists for the file
@@ -181,6 +181,8 @@ def test_arguments_of_the_wrong_type_raise_the_packages_errors():
 
     spec = checker.load(os.path.join(SPECS, "m16n8k256.yaml"))
     a = spec.fragment("A.b1")
+    wg = checker.load(os.path.join(SPECS, "m64nNk16.yaml"))
+    k4 = checker.load(os.path.join(SPECS, "m8n8k4.yaml")).fragment("C.f16")
     for call, error, words in ((lambda: checker.load(None), checker.UsageError, "takes a path"),
                                (lambda: checker.load(3), checker.UsageError, "found int 3"),
                                (lambda: checker.load(os.path.join(SPECS, "m16n8k256.yaml"), as_printed="no"),
@@ -196,7 +198,19 @@ def test_arguments_of_the_wrong_type_raise_the_packages_errors():
                                (lambda: checker.prove(3), checker.UsageError, "a path or a list of paths"),
                                (lambda: checker.prove([]), checker.UsageError, "no path"),
                                # the README pointed users here with a Layout: AttributeError inside
-                               (lambda: compare_layout(a, a.cell), checker.UsageError, "its own .compare")):
+                               (lambda: compare_layout(a, a.cell), checker.UsageError, "its own .compare"),
+                               # a path that does not exist is a bad argument, as checker.prove says it
+                               (lambda: checker.load("no/such.yaml"), checker.UsageError, "no such file: no/such.yaml"),
+                               # N=64.0 was taken for 64; N="64" was refused naming fragment('D.float', N=64)
+                               (lambda: wg.fragment("D.float", N=64.0), checker.UsageError, "takes an integer, found float"),
+                               (lambda: wg.fragment("D.float", N="64"), checker.UsageError, "takes an integer, found str"),
+                               # IndexError, TypeError, or (0, -1) computations 4 and 3 read in silence
+                               *((lambda bad=bad: k4.compare(k4, computation=bad), checker.UsageError,
+                                  r'computation= takes None \(the lane\), "all" or 1..4 for C.f16')
+                                 for bad in (5, 0, -1, "ALL", "2", 2.0, True)),
+                               *((lambda bad=bad: k4.to_cute(computation=bad), checker.UsageError,
+                                  "--computation takes 1..4 for C.f16") for bad in (5, "2", 2.0, True)),
+                               (lambda: a.compare(a, computation=2), checker.UsageError, "held by the whole warp")):
         with pytest.raises(error, match=words):
             call()
     rows, cols = a.to_numpy()  # numpy's integers are integers
@@ -235,3 +249,44 @@ def test_compare_proves_and_refutes_user_layouts(scratch):
     assert fn["verdict"] == "differs" and fn["points"] == fn["differing"] == 32 * 128
     assert fn["difference"]["thread"] == 0 and fn["difference"]["i"] == 0
     assert "as printed is not the proved layout" in got["compare_printed"]
+
+
+def test_a_layout_compared_with_a_layout_is_compared_over_both_domains():
+    """C.float "equal" to A.f16 (128 points, 0 differing): the other Layout was asked as a function
+    over this one's domain only, where A.f16's a0..a3 are C.float's c0..c3; the other way round a
+    SpecError located in the checker's own source. Each is now a table of the other's entries, as
+    `checker compare --table` reads one."""
+    s = checker.load(os.path.join(SPECS, "m16n8k16.yaml"))
+    c, a = s.fragment("C.float"), s.fragment("A.f16")
+    for one, other, first in ((c, a, "thread 0 c4: the spec has no such element, the candidate gives C[0][8]"),
+                              (a, c, "thread 0 a4: the spec puts it at A[0][8], the candidate holds no such element")):
+        r = one.compare(other)
+        assert (r.equal, r.points, r.differing) == (False, 256, 128), r.summary()
+        assert first in r.summary()
+    assert a.compare(a).equal and c.compare(c).equal
+
+
+def test_m8n8k4_layouts_compare_by_the_lane_as_the_command_does():
+    """A layout compared with itself was refuted (128 of 256 points), the API numbering threads by
+    computation ("all") where `cell` and `checker compare` number them by the lane; a numbering
+    that would prove a differing candidate equal is now named, as the command names it."""
+    k = checker.load(os.path.join(SPECS, "m8n8k4.yaml")).fragment("C.f16")
+    assert k.compare(k).equal and k.compare(lambda t, i: k.cell(t, i)).equal
+    r = k.compare(k, computation="all")
+    assert not r.equal and r.equal_with == (None,)
+    assert r.summary().endswith("; equal with computation=None (the thread index is the lane)")
+    assert r.to_json()["equal_with"] == [None]
+
+
+def test_an_export_is_of_the_map_loaded_not_of_the_file_as_it_is_later(tmp_path, monkeypatch):
+    """to_cute() re-read the spec by its path: after a chdir it could not read the file, and after
+    an edit it exported (or refused) what the file said then, not the map cell() answers from."""
+    shutil.copy(os.path.join(SPECS, "m16n8k256.yaml"), tmp_path / "m16n8k256.yaml")
+    monkeypatch.chdir(tmp_path)
+    b = checker.load("m16n8k256.yaml").fragment("B.b1")
+    before = b.to_cute()
+    mutant = os.path.join(ROOT, "tests", "cases", "mutants", "injective-mask", "m16n8k256.yaml")
+    shutil.copy(mutant, tmp_path / "m16n8k256.yaml")  # B.b1 not injective there
+    monkeypatch.chdir(ROOT)
+    assert b.to_cute() == before and b.cell(1, 0) == checker.load(os.path.join(SPECS, "m16n8k256.yaml")).fragment(
+        "B.b1").cell(1, 0)

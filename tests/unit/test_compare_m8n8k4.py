@@ -79,7 +79,7 @@ def test_a_layout_no_numbering_proves_says_so(run):
 def test_one_computation_is_named_with_its_lanes():
     """No m8n8k4 fragment numbers one computation's quad-pair differently from another's, so a
     candidate equal under one is equal under all; the line for one is still checked."""
-    from checker.commands.compare import hint
+    from checker.compare import hint
 
     lines = hint(frag("m8n8k4", "C.f32"), None, [2], False)
     assert lines == ["equal with --computation 2: MMA computation 2's lanes (4, 5, 6, 7, 20, 21, 22, 23), the "
