@@ -30,7 +30,8 @@ def add(sub) -> None:
 
 
 def run(args, out, err) -> int:
-    from checker.diff.compare import diff_base, diff_pair, flatten
+    from checker.diff.compare import diff_pair, flatten
+    from checker.diff.git import diff_base
     from checker.report import diff as render
 
     positive_jobs(args)
@@ -38,7 +39,7 @@ def run(args, out, err) -> int:
     # every verdict of each edited file's scope is compared (checker/scope.py): the revision's
     # copy of the scope is read too, so both versions are judged with their own relations
     if args.base:
-        # the paths given and their scope, now and at the revision (checker/diff/compare.py)
+        # the paths given and their scope, now and at the revision (checker/diff/git.py)
         diffs = flatten(diff_base(args.base, args.paths or ["specs"], spec_files, args.jobs, scoped=bool(args.paths)))
     else:
         if len(args.paths) != 2:

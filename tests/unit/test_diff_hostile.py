@@ -69,14 +69,14 @@ def test_a_tree_entry_named_dotdot_is_refused_and_nothing_is_written_outside(tmp
 @pytest.mark.parametrize("name", ["", "..", "a/../b.yaml", "./a.yaml", "a//b.yaml", "/etc/x.yaml", "a\nb.yaml",
                                   "a\0b", "a/.", "x" * 5000])
 def test_unsafe_names(name):
-    from checker.diff.compare import _unsafe
+    from checker.diff.git import _unsafe
 
     assert _unsafe(name) is not None
 
 
 @pytest.mark.parametrize("name", ["specs/m8n8k32.yaml", "a..b.yaml", "...yaml", ".hidden/x.yaml", "é/ü.yaml"])
 def test_safe_names(name):
-    from checker.diff.compare import _unsafe
+    from checker.diff.git import _unsafe
 
     assert _unsafe(name) is None
 
