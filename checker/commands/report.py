@@ -8,7 +8,7 @@ import time
 
 from checker.commands.common import add_jobs, add_specs, check_outputs, command, gate, positive_jobs, spec_files
 from checker.errors import UsageError
-from checker.report.folder import TIMINGS, committed_timings, stale, write
+from checker.report.folder import TIMINGS, committed_timings, stale, with_manifest, write
 
 NAME = "report"
 
@@ -41,6 +41,10 @@ def run(args, out, err) -> int:
     # before anything is written or compared: a page is never drawn from a spec validate refuses
     gate(files)
     untranscribed = [g for path in complete.lists(args.paths, files)[0] for g in complete.groups(path)]
+    if args.dumps is not None and not os.path.isdir(args.dumps):
+        # as crosscheck and mutate say it: a misspelt --dumps counted "0 confirmed on hardware" in silence
+        raise UsageError(f"--dumps {args.dumps}: " + ("not a folder" if os.path.exists(args.dumps) else
+                                                      "no such file or folder"))
     dumps = args.dumps or os.path.join(args.out, "hardware")
     t0 = time.perf_counter()
     if args.check:
@@ -53,10 +57,12 @@ def run(args, out, err) -> int:
         problems = stale(args.out, outputs)
         for rel, why in problems:
             out.write(f"{os.path.join(args.out, rel)}: stale: {why}\n")
-        verdict = (f"{len(problems)} of {len(outputs)} report files stale; regenerate with: checker report "
-                   f"{' '.join(args.paths)} --out {args.out}" if problems else
-                   f"{args.out}: current ({len(outputs)} files)")
-        out.write(f"{verdict} ({time.perf_counter() - t0:.2f} s)\n")
+        extra = sum(rel not in outputs for rel, _ in problems)  # left over: not among the files it writes
+        counted = f"{len(problems) - extra} of {len(outputs)} report files stale" + (
+            f", {extra} left over" if extra else "")
+        verdict = (f"{counted}; regenerate with: checker report {' '.join(args.paths)} --out {args.out}" if problems
+                   else f"{args.out}: current ({len(outputs)} files)")
+        out.write(f"{verdict}{_failing(report.results, err)} ({time.perf_counter() - t0:.2f} s)\n")
         return max(1 if problems else 0, exit_code(report.results))
     outputs, report = render(files, args.jobs, dumps, None, untranscribed)
     try:
@@ -64,11 +70,23 @@ def run(args, out, err) -> int:
     except OSError as exc:  # checked before rendering (checker/outputs.py); what the system refuses even so
         raise UsageError(f"--out {args.out}: cannot be written ({(exc.strerror or str(exc)).lower()}"
                          + (f": {exc.filename}" if exc.filename else "") + ")") from None
-    failing = sum(r.failed() for r in report.results)
     out.write(f"{args.out}: {len(outputs)} files, {len(written)} written or removed; open "
-              f"{os.path.join(args.out, 'index.html')}; {failing} failing results "
+              f"{os.path.join(args.out, 'index.html')}{_failing(report.results, err) or '; 0 failing results'} "
               f"({time.perf_counter() - t0:.2f} s)\n")
     return exit_code(report.results)
+
+
+def _failing(results, err) -> str:
+    """What failed, located as `prove` says it, on stderr; and a clause for the summary line ("" when
+    nothing failed): the pages show the failures, but a log that said only "current" or "3 failing
+    results" named none of them."""
+    from checker.report.text import failures
+
+    bad = sum(r.failed() for r in results)
+    if not bad:
+        return ""
+    err.write(failures(results))
+    return f"; {bad} failing results (said above, located; the report shows them too)"
 
 
 def render(files: list, jobs: int, dumps: str | None, timings: dict | None, untranscribed: list = ()):
@@ -88,7 +106,7 @@ def render(files: list, jobs: int, dumps: str | None, timings: dict | None, untr
     if timings is None:
         timings = {key(r): round(r.seconds, 6) for r in report.results}
         timings["total"] = round(time.perf_counter() - t0, 4)
-    return site.render(report, timings, _references(files, report, jobs)), report
+    return with_manifest(site.render(report, timings, _references(files, report, jobs))), report
 
 
 def _wgmma_kernels(files: list) -> dict:

@@ -220,10 +220,49 @@ def test_check_passes_on_a_fresh_report_and_names_every_stale_file(report_dir, r
     assert f"{out}/figures/m8n8k32.A.i4.layout.svg: stale: differs from line 1" in r.out
     assert f"{out}/figures/old.svg: stale: no page uses it any more" in r.out
     assert f"{out}/README.md: stale: missing" in r.out
-    assert "3 of " in r.out and "regenerate with: checker report specs/" in r.out
+    # left-overs are counted apart: "202 of 29 report files stale" counted them against the files written
+    assert "2 of 249 report files stale, 1 left over; regenerate with: checker report specs/" in r.out, r.out
     (out / "timings.json").unlink()
     r = run("report", "specs/", "--out", str(out), "--check", "--jobs", "1")
     assert r.code == 1 and "no readable timings.json" in r.out
+
+
+def test_a_page_of_a_spec_that_is_gone_is_named_and_removed_markdown_too(report_dir, run, tmp_path, monkeypatch):
+    """A spec removed: its HTML page was named left over and removed, its Markdown page stayed for
+    good with --check green. files.txt lists what the report wrote; nothing else of the folder is
+    touched (a README of one's own under another name, the hardware dumps)."""
+    out = tmp_path / "rep"
+    shutil.copytree(report_dir, out)
+    monkeypatch.chdir(ROOT)
+    assert "stmatrix.m8n8.md\n" in (out / "files.txt").read_text()
+    shutil.copytree(SPECS, tmp_path / "specs")
+    os.remove(tmp_path / "specs" / "stmatrix.m8n8.yaml")
+    (out / "notes.md").write_text("mine\n")
+    r = run("report", str(tmp_path / "specs"), "--out", str(out), "--check", "--jobs", "1")
+    assert r.code == 1 and f"{out}/stmatrix.m8n8.md: stale: no page uses it any more" in r.out, r.out
+    assert "notes.md" not in r.out
+    r = run("report", str(tmp_path / "specs"), "--out", str(out), "--jobs", "1")
+    assert r.code == 0 and not (out / "stmatrix.m8n8.md").exists() and not (out / "stmatrix.m8n8.html").exists(), r.out
+    assert (out / "notes.md").read_text() == "mine\n" and "stmatrix.m8n8" not in (out / "files.txt").read_text()
+    # a hostile list names nothing outside what the report could have written
+    (out / "files.txt").write_text("../../x.md\n/etc/passwd\nnotes.md/x\n.hidden.md\nhardware/a.json\n")
+    r = run("report", str(tmp_path / "specs"), "--out", str(out), "--check", "--jobs", "1")
+    assert "left over" not in r.out and (out / "notes.md").exists()
+
+
+def test_report_names_what_fails_and_refuses_a_missing_dumps_folder(run, tmp_path, monkeypatch):
+    """--check said only "current (16 files)" and exited 1 where proofs failed, the report only "3
+    failing results"; and --dumps naming no folder counted "0 confirmed on hardware" in silence."""
+    mutant = os.path.join(ROOT, "tests", "cases", "mutants", "injective-mask")
+    monkeypatch.chdir(ROOT)
+    r = run("report", mutant, "--out", str(tmp_path / "o"), "--jobs", "1")
+    assert r.code == 1 and "3 failing results (said above, located" in r.out, r.out
+    assert f"{mutant}/m16n8k256.yaml:" in r.err and "injective refuted" in r.err, r.err
+    r = run("report", mutant, "--out", str(tmp_path / "o"), "--check", "--jobs", "1")
+    assert r.code == 1 and "current (" in r.out and "3 failing results" in r.out and "injective refuted" in r.err
+    for bad, why in ((tmp_path / "nope", "no such file or folder"), (os.path.join(ROOT, "README.md"), "not a folder")):
+        r = run("report", "specs/m8n8k32.yaml", "--out", str(tmp_path / "p"), "--dumps", str(bad))
+        assert r.code == 2 and f"--dumps {bad}: {why}" in r.err, r.err
 
 
 def test_check_fails_after_a_spec_edit(report_dir, run, tmp_path, monkeypatch):
