@@ -6,8 +6,8 @@ from checker.errors import SpecError
 from checker.spec import model
 
 # where an erratum stands -> the fields it may correct there
-FIELDS = {"row": ("elements", "fragment"), "fragment": ("formula", "header", "caption"),
-          "section": ("title",), "same_as": ("same_as",)}
+FIELDS = {"row": ("elements", "fragment", "miscellaneous", "elements_note"), "fragment": ("formula", "header", "caption"),
+          "section": ("title", "stated"), "same_as": ("same_as",)}
 
 
 def erratum(meaning, e: dict, epath: list, default_field: str, row=None, where=None, empty=False) -> model.Erratum:

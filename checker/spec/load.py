@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from dataclasses import replace
 
-from checker.bounded import MAX_ELEMENTS
+from checker.bounded import MAX_ELEMENTS, shown
 from checker.errors import SpecError
 from checker.families import FAMILIES
 from checker import source
@@ -109,13 +110,15 @@ class _Meaning:
                                       tuple(self.span(base + ["same_as", xi, "fragments", k])
                                             for k in range(len(x["fragments"]))))
                          for xi, x in enumerate(sec.get("same_as", [])))
-            title_errata = tuple(self.erratum(e, base + ["errata", k], "title", where="section")
+            stated = tuple(sec.get("stated", ()))
+            title_errata = tuple(self.stated_row(self.erratum(e, base + ["errata", k], "title", where="section"),
+                                                 stated, base + ["errata", k])
                                  for k, e in enumerate(sec.get("errata", [])))
             sections.append(model.Section(sec["section"], sec["title"], sec["seed"], comps, tuple(frags), same,
                                           tuple(drawn), title_errata, self.span(base + ["title"]),
                                           tuple(sec.get("versions", ())),
-                                          provenance.differences(self, sec, base),
-                                          tuple(sec.get("stated", ()))))
+                                          provenance.differences(self, sec, base), stated,
+                                          tuple(self.span(base + ["stated", k]) for k in range(len(stated)))))
         found = {f.id: f for s in sections for f in s.fragments}
         return model.Spec(self.doc.path, shape, dims["m"], dims["n"], dims.get("k"), tuple(sections), family.name,
                           (params,) if params else (), layouts.compositions(self, v, found),
@@ -212,6 +215,16 @@ class _Meaning:
     def erratum(self, e, epath, default_field, row=None, where=None, empty=False) -> model.Erratum:
         return errata.erratum(self, e, epath, default_field, row, where, empty)
 
+    def stated_row(self, e: model.Erratum, stated: tuple, epath: list) -> model.Erratum:
+        """An erratum of a stated sentence corrects the one sentence its printed text occurs in."""
+        if e.field != "stated":
+            return e
+        hits = [k for k, sentence in enumerate(stated) if e.printed in sentence]
+        if len(hits) != 1:
+            raise SpecError(self.span(epath + ["printed"]), f"an erratum of a stated sentence quotes a text found in "
+                            f"exactly one of the section's stated sentences; {shown(e.printed)} is in {len(hits)}")
+        return replace(e, row=hits[0])
+
     def fragment(self, fr, fpath, section, comps, values, family, params) -> model.Fragment:
         rows = []
         errata = [self.erratum(e, fpath + ["errata", k], "formula") for k, e in enumerate(fr.get("errata", []))]
@@ -230,7 +243,9 @@ class _Meaning:
                                        reg.get("container_bits"), reg.get("out_of"), r.get("elements_note"),
                                        self.span(rpath + ["fragment"]), r.get("miscellaneous"), valid,
                                        self.span(rpath + ["registers", "kind"]),
-                                       self.span(rpath + ["registers", "count"]), self.span(rpath + ["types"])))
+                                       self.span(rpath + ["registers", "count"]), self.span(rpath + ["types"]),
+                                       tuple((key, self.span(rpath + [key])) for key in ("miscellaneous", "elements_note")
+                                             if r.get(key) is not None)))
         twice = next((k for k, row in enumerate(rows) if any((row.types, row.values) == (o.types, o.values)
                                                             for o in rows[:k])), None)
         if twice is not None:  # the document gives a type's registers once (per value of N)

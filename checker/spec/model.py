@@ -17,13 +17,14 @@ KIND_BITS = {"f16x2": 32, "b32": 32, "f32": 32, "s32": 32, "f64": 64, "b64": 64}
 class Erratum:
     """A printed text kept as printed, the reading used instead, and what the printed one breaks."""
 
-    field: str  # formula | header | elements | caption | fragment (a row's cell) | title | same_as
+    field: str  # formula | header | elements | caption | fragment, miscellaneous, elements_note (a row's cells) |
+    # title | stated (a section's sentences) | same_as
     printed: str  # "" only for an Elements cell the document leaves empty
     value: SourceText
     breaks: tuple
     erratum: str
     span: SourceSpan
-    row: int | None  # table row, for element-list and Fragment-cell errata
+    row: int | None  # table row, for a row's cells; for a stated sentence, which one
     kind: str = "contradiction"  # or "judgment": the printed text is odd, not self-contradictory
 
     @property
@@ -33,7 +34,7 @@ class Erratum:
         return self.field in WORD_FIELDS or self.printed == "" or set(self.breaks) <= WORD_CHECKS
 
 
-WORD_FIELDS = frozenset({"caption", "fragment", "title", "same_as"})
+WORD_FIELDS = frozenset({"caption", "fragment", "title", "same_as", "stated", "miscellaneous", "elements_note"})
 WORD_CHECKS = frozenset({"types-named", "register-words", "wording", "elements-listed"})
 LAYOUT_CHECKS = frozenset({"fragment-shape", "defined", "in-range", "injective", "covers", "chunk"})
 
@@ -58,6 +59,7 @@ class TableRow:
     kind_span: SourceSpan | None = None  # registers' kind: where a kind the Fragment cell does not name is refuted
     count_span: SourceSpan | None = None  # registers' count, named where the Fragment cell says another
     types_span: SourceSpan | None = None  # where types the Fragment cell does not name are refuted, when the cell agrees with its caption
+    cell_spans: tuple = ()  # (field, span) of the row's other cells the words theorem reads (miscellaneous, elements_note)
 
 
 @dataclass(frozen=True)
@@ -203,11 +205,12 @@ class Section:
     fragments: tuple
     same_as: tuple = ()
     figures_only: tuple = ()  # Fragments with no formula: the document draws them only
-    errata: tuple = ()  # of the title's words
+    errata: tuple = ()  # of the title's words and of the stated sentences'
     title_span: SourceSpan | None = None
     versions: tuple = ()  # the document versions its text was checked against
     differences: tuple = ()  # Difference: where another version prints a row otherwise
     stated: tuple = ()  # the document's sentences a section's readings rest on, verbatim
+    stated_spans: tuple = ()  # where each is written
 
 
 @dataclass(frozen=True)

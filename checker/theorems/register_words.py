@@ -133,3 +133,24 @@ def register_words(cell: str, row, params=(), holds=None) -> str | None:
 
 def dotted(types) -> str:
     return ", ".join("." + t for t in sorted(types))
+
+
+# The metadata sentences of sparse wgmma: "a `.b32` register containing eight 4-bit vectors".
+_NUMBERS = {**_NUMBER, "16": 16, "eight": 8, "8": 8, "4": 4, "2": 2, "32": 32}
+VECTORS = re.compile(r"`?\.([bfsu]\d+)`?\s+register containing (\w+) (\d+)-bit vectors\b")
+
+
+def vector_words(sentence: str) -> str | None:
+    """What a sentence says a register holds in vectors of bits fits the register: "a `.b32`
+    register containing 16 4-bit vectors" is 64 bits in 32 (9.7.15.6.2.3, where the sections
+    beside it say 16 2-bit vectors and eight 4-bit vectors of the same register)."""
+    said = VECTORS.search(sentence)
+    if said is None:
+        return None
+    kind, count, bits = said.group(1), _NUMBERS.get(said.group(2)), int(said.group(3))
+    width = _REGISTER_BITS.get(kind)
+    if count is None or width is None:
+        return f"says {said.group(0)!r}, a count or register kind this check does not read"
+    if count * bits != width:
+        return f"puts {count} {bits}-bit vectors ({count * bits} bits) in a .{kind} register of {width} bits"
+    return None

@@ -1,5 +1,6 @@
 """The document's words, checked like its formulas: section titles, captions, Fragment cells,
-Elements cells and the mma.sp "same as" sentences.
+Elements cells, the mma.sp "same as" sentences, a section's stated sentences, and a row's
+Miscellaneous Information cell (wgmma's N) and Elements note (a sparse A's).
 
 Four checks, each a plain reading of what the words claim against what the tables give:
 
@@ -14,7 +15,8 @@ Four checks, each a plain reading of what the words claim against what the table
                    number of" at the instance's N); "each register containing N .T elements" fits
                    the register (N x bits(T)) and is the table's per-register count; "containing
                    N elements" without "each" is the row's total; registers of a typed kind hold
-                   that type (.s32 registers .s32 elements, .f16x2 the 16-bit floats)
+                   that type (.s32 registers .s32 elements, .f16x2 the 16-bit floats); a stated
+                   sentence's "a .b32 register containing K B-bit vectors" fills the register
   wording          no word doubled ("matrix matrix"), no space before a comma
   elements-listed  every row of a dense fragment's table lists its elements
 
@@ -27,8 +29,8 @@ import re
 
 from checker.results import PROVED, REFUTED, UNKNOWN, Result
 from checker.spec.model import WORD_CHECKS
-from checker.theorems.register_words import (EACH, KIND, TOTAL, Located, dotted, register_count, register_kind,
-                                             register_words)
+from checker.theorems.register_words import (EACH, KIND, TOTAL, VECTORS, Located, dotted, register_count,
+                                             register_kind, register_words, vector_words)
 
 _TYPE = re.compile(r"\.(f16x2|bf16|f16|tf32|f32|f64|e4m3|e5m2|e3m2|e2m3|e2m1|u8|s8|u4|s4|b1|s32|b32|b16|b64)\b")
 _INTEGER = frozenset({"u8", "s8", "u4", "s4", "b1", "s32"})
@@ -104,6 +106,9 @@ def _texts(spec, resolve):
         ab = tuple(t for f in frs if f.operand in "AB" for t in f.types)
         yield sec, "title", None, sec.title, sec.title_span, {
             "types-named": lambda t, ab=ab: types_named(t, ab), "wording": wording}
+        for k, sentence in enumerate(sec.stated):
+            yield sec, "stated", k, sentence, sec.stated_spans[k] if sec.stated_spans else sec.title_span, {
+                "register-words": vector_words, "wording": wording}
         for same in sec.same_as:
             spans = same.fragment_spans or (same.span,) * len(same.fragments)
             targets = tuple((name, at, *_target(spec, name, resolve)) for name, at in zip(same.fragments, spans))
@@ -131,6 +136,8 @@ def _texts(spec, resolve):
                     "wording": wording}
                 if row.elements is not None:
                     yield f, "elements", k, row.elements.text, row.elements.span(0), {"wording": wording}
+                for cell, at in row.cell_spans:  # the Miscellaneous cell (wgmma's N), a sparse A's Elements note
+                    yield f, cell, k, getattr(row, cell), at, {"wording": wording}
                 if f.sparsity is None or f.operand != "A":
                     yield f, "elements", k, row.elements and row.elements.text, row.span, {
                         "elements-listed": lambda t: None if t else "is empty"}
@@ -212,7 +219,7 @@ def check(spec, resolve=None) -> list:
         # elements-listed reads the cell as a whole; its erratum is the empty cell filled
         mine = [e for e in errata if (e.printed == "") == ("elements-listed" in checks)]
         subject = _subject(owner, field, row)
-        fid = getattr(owner, "id", None) if field in ("caption", "fragment", "elements", "difference") else None
+        fid = getattr(owner, "id", None) if field in _OF_A_FRAGMENT else None
         read = _apply(printed or "", mine, field, row)
         unasked = {name: fn for name, fn in checks.items() if isinstance(fn, _Unasked)}
         checks = {name: fn for name, fn in checks.items() if name not in unasked}
@@ -289,19 +296,26 @@ def _claims(check: str, text: str) -> set:
     text made."""
     if check == "register-words":
         return {what for what, pattern in (("the elements of each register", EACH), ("the elements in all", TOTAL),
-                                           ("the registers' kind", KIND)) if pattern.search(text)}
+                                           ("the registers' kind", KIND), ("the vectors of a register", VECTORS))
+                if pattern.search(text)}
     if check == "types-named":  # "with integer type" claims types as ".u8 / .s8" does
         return {"types"} if named_types(text) or re.search(r"\b(integer|floating point)\b", text) else set()
     return set()
 
 
+_OF_A_FRAGMENT = ("caption", "fragment", "elements", "difference", "miscellaneous", "elements_note")
+
+
 def _subject(owner, field, row) -> str:
     if field == "title":
         return f"the title of {owner.section}"
+    if field == "stated":
+        return f"stated sentence {row + 1} of {owner.section}"
     if field == "same_as":
         return "the \"same as\" sentence"
     what = {"caption": "the caption", "fragment": "the Fragment cell", "elements": "the Elements cell",
-            "difference": "another version's Fragment cell"}[field]
+            "difference": "another version's Fragment cell", "miscellaneous": "the Miscellaneous Information cell",
+            "elements_note": "the Elements cell"}[field]
     return f"{what} of {owner.id}" + (f" (table row {row + 1})" if row is not None else "")
 
 

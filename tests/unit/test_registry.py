@@ -93,7 +93,7 @@ def test_the_example_mutant_is_killed_by_the_example_alone(tmp_path):
 
 def test_the_example_changes_no_kept_mutant_case(tmp_path):
     """Installed, the example refutes none of the mutant cases already kept, so copying it and
-    its mutant is the whole change (each case's `# expect:` lines stay as they are)."""
+    its mutant is the whole change of code (each case's `# expect:` lines stay as they are)."""
     root = _copy(tmp_path)
     cases = [p for p in sorted(glob.glob(os.path.join(CASES, "mutants", "*", "*.yaml")))
              if os.path.basename(os.path.dirname(p)) != "pairs-in-line"]  # but its own, once copied there

@@ -208,7 +208,8 @@ def proved():
 def test_the_compressed_a_proves_and_d_is_the_dense_d_at_every_n(proved):
     for k, path in SPARSE.items():
         fid = EXPECT[k][0]
-        mine = {r["property"]: r["verdict"] for r in proved if r["spec"] == path and r["fragment"] == fid}
+        mine = {r["property"]: r["verdict"] for r in proved if r["spec"] == path and r["fragment"] == fid
+                and not r["erratum"]}  # m64nNk64.sp's Elements note: an erratum of its words
         assert mine == {p: "PROVED" for p in ("fragment-shape", "defined", "in-range", "injective", "covers", "chunk")}
         same = next(r for r in proved if r["spec"] == path and r["property"] == "same-as")
         assert same["verdict"] == "PROVED" and SAME_AS[k] in same["message"]

@@ -2,6 +2,7 @@
 errata of titles and "same as" sentences confirmed and, once removed, failing at their line."""
 import json
 import os
+import shutil
 
 import pytest
 import yaml
@@ -357,3 +358,64 @@ def test_a_same_as_sentence_whose_fragments_are_not_loaded_is_not_held_to_no_typ
     beside = {(x["property"], x["verdict"], x["erratum"]) for x in json.loads(r.out)["results"]
               if x["location"].endswith("m16n8k32.yaml:168:7")}
     assert beside == {("types-named", "REFUTED", True)}, beside  # with its spec beside, the erratum holds
+
+
+def _frag(data, fid):
+    return next(fr for sec in data["sections"] for fr in sec.get("fragments", []) if fr["id"] == fid)
+
+
+def _drop(errata: list, field: str) -> list:
+    assert any(e.get("field") == field for e in errata)
+    return [e for e in errata if e.get("field") != field]
+
+
+@pytest.mark.parametrize("name,drop,check,line_has", [
+    # a stated sentence: "16 4-bit vectors" in a .b32 register
+    ("m64nNk64.sp.yaml", lambda d: d["sections"][0].pop("errata"), "register-words",
+     "Metadata operand is a `.b32` register containing 16 4-bit vectors"),
+    # a sparse A's Elements note and a wgmma Miscellaneous Information cell: "… ," and "... ,"
+    ("m64nNk64.sp.yaml", lambda d: _frag(d, "A.sp.i8")["table"][0].pop("errata"), "wording", "elements_note:"),
+    ("m64nNk32.yaml", lambda d: _frag(d, "D.s32.float")["table"][1].update(
+        errata=_drop(_frag(d, "D.s32.float")["table"][1]["errata"], "miscellaneous")), "wording", "miscellaneous:"),
+])
+def test_stated_sentences_and_the_other_cells_of_a_row_are_read_too(tmp_path, run, name, drop, check, line_has):
+    """The word checks read titles, captions, Fragment and Elements cells and "same as" sentences
+    only: "16 4-bit vectors" in one .b32 register (64 bits in 32), and the space before a comma in
+    a Miscellaneous cell and a sparse Elements note, passed unread. Each is now an erratum that
+    confirms; without it, the printed words fail at their line."""
+    r = run("prove", os.path.join(SPECS, name), "--format", "json")
+    assert r.code == 0
+    assert any(x["erratum"] and x["property"] == check for x in json.loads(r.out)["results"])
+    for sibling in os.listdir(SPECS):
+        if sibling.endswith(".yaml"):
+            shutil.copy(os.path.join(SPECS, sibling), tmp_path / sibling)
+    data = yaml.safe_load(open(os.path.join(SPECS, name), encoding="utf-8"))
+    drop(data)
+    out = tmp_path / name
+    out.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000), encoding="utf-8")
+    r = run("prove", str(out), "--format", "json")
+    bad = [x for x in json.loads(r.out)["results"] if x["verdict"] != "PROVED" and not x["erratum"]
+           and x["spec"] == str(out)]
+    assert r.code == 1 and {x["property"] for x in bad} == {check}, [(x["property"], x["message"]) for x in bad]
+    line = int(bad[0]["location"].split(":")[-2])
+    assert line_has in out.read_text(encoding="utf-8").splitlines()[line - 1]
+
+
+def test_an_erratum_of_a_stated_sentence_names_one_sentence(tmp_path, run):
+    data = yaml.safe_load(open(os.path.join(SPECS, "m64nNk64.sp.yaml"), encoding="utf-8"))
+    data["sections"][0]["errata"][0]["printed"] = "matrix A"  # in several of the section's sentences
+    out = tmp_path / "m64nNk64.sp.yaml"
+    out.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000), encoding="utf-8")
+    r = run("prove", str(out))
+    assert r.code == 3 and "quotes a text found in exactly one of the section's stated sentences; " \
+                           "'matrix A' is in 4" in r.out + r.err, r.out + r.err
+
+
+def test_vector_words_passes_and_fails():
+    from checker.theorems.register_words import vector_words
+
+    assert vector_words("Metadata operand is a `.b32` register containing eight 4-bit vectors each ...") is None
+    assert vector_words("Metadata operand is a `.b32` register containing 16 2-bit vectors each ...") is None
+    assert "16 4-bit vectors (64 bits) in a .b32 register of 32 bits" in vector_words(
+        "a `.b32` register containing 16 4-bit vectors")
+    assert vector_words("Figure 180 shows the mapping of the metadata bits") is None

@@ -2,7 +2,9 @@
 
 The worked example of CONTRIBUTING "Adding a property": this module copied into
 checker/properties/, and its mutant (pairs-in-line/ beside it) copied into tests/cases/mutants/,
-are the whole change; tests/unit/test_registry.py makes exactly that change in a copy and proves it.
+are the whole change of code (the committed report and the documentation's pasted outputs that
+list the properties are then brought up to date, CONTRIBUTING says how); tests/unit/test_registry.py
+makes exactly that change in a copy and proves it.
 
 Why it is a property of the document's layouts: the elements a packed register holds (.f16x2,
 four .s8 in a .b32) are neighbours along K, in one row of A or one column of B, and where each
