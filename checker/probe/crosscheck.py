@@ -131,6 +131,18 @@ def registers_fit(v, geo, d) -> str | None:
     return None
 
 
+def too_old(v, d) -> str | None:
+    """Why a hardware dump's kernel cannot hold its instruction, or None: a kernel built for a
+    target before the support table's minimum does not assemble (ptxas: "needs sm_90"), so a dump
+    claiming one was not made by the probe; the device's sm is tied to the target by the reader."""
+    from checker.catalogue import min_sm, target_parts
+
+    need, target = min_sm(v), d.header["kernel"]["target"]
+    if d.synthetic or need is None or target_parts(target)[0] >= need:
+        return None
+    return f"at kernel.target: a kernel for {target} cannot hold {v.instruction}, which needs sm_{need} (the support table)"
+
+
 def check_dump(v, spec_path: str, d) -> list:
     t0 = time.perf_counter()
     subject = v.instruction.replace("mma.sync.aligned.", "")
@@ -140,7 +152,7 @@ def check_dump(v, spec_path: str, d) -> list:
     except ModelError as exc:
         return [Result(spec_path, v.a.id, "predicts", REFUTED, location=str(v.a.span), subject=subject,
                        message=f"{tag}{exc}")]
-    wrong = registers_fit(v, geo, d)
+    wrong = registers_fit(v, geo, d) or too_old(v, d)
     if wrong is not None:
         return [malformed(d, wrong)]
     shp = shapes(v)
@@ -155,7 +167,7 @@ def check_dump(v, spec_path: str, d) -> list:
             continue
         except KeyError as exc:
             out.append(Result(spec_path, geo[op].fragment.id, f"identifies-{op}", REFUTED,
-                              location=d.path, subject=subject,
+                              location=f"{d.path}:1:1", subject=subject,
                               message=f"{tag}the dump has no {exc.args[0][0]} pattern"))
             continue
         out.append(_compare_slots(op, geo[op], got["hw"], got["why"], spec_path, subject, tag,

@@ -18,10 +18,12 @@ import hashlib
 import io
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from checker.bounded import SHOWN, shown
 from checker.errors import SourceSpan, SpecError, UsageError
 from checker.spec.validation import explained, valid, validator
 
@@ -83,13 +85,49 @@ def write_json_gz(path: str, doc: dict) -> None:
     buf = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
         gz.write(raw)
+    folder = os.path.dirname(path) or "."
     try:
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        with open(path, "wb") as fh:
-            fh.write(buf.getvalue())
+        os.makedirs(folder, exist_ok=True)
     except OSError as exc:  # --out is checked first (checker/outputs.py); what the system refuses even so
-        raise UsageError(f"--out {os.path.dirname(path) or '.'}: cannot write {path} "
-                         f"({(exc.strerror or str(exc)).lower()})") from None
+        raise UsageError(f"--out {folder}: cannot write {path} ({(exc.strerror or str(exc)).lower()})") from None
+    _write_file(path, buf.getvalue())
+
+
+def _write_file(path: str, data: bytes) -> None:
+    """Write `data` at `path`, never through a link and never waiting on a FIFO: the output folders
+    are in the checkout, whose files a pull request writes, so a dump's name may be a link planted
+    to a file outside (written through, that file was overwritten) or a FIFO (opened for writing,
+    it waited for a reader forever). Opened with O_NOFOLLOW and non-blocking as checker/outputs.py
+    opens every output, and what it opened looked at again on the descriptor: a link, a FIFO or
+    anything else that is not a regular file is a usage error (exit 2), as for every output path."""
+    from checker.bounded import file_kind
+
+    def refuse(what: str):
+        raise UsageError(f"--out {path}: {what}")
+
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+             | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        try:  # ELOOP for a link, ENXIO for a FIFO no one reads: say what stands there
+            mode = os.lstat(path).st_mode
+        except OSError:
+            mode = stat.S_IFREG
+        if stat.S_ISLNK(mode):
+            refuse("is a symbolic link, not a regular file")
+        refuse(f"cannot be written ({(exc.strerror or str(exc)).lower()})" if stat.S_ISREG(mode)
+               else f"is {file_kind(mode)}, not a regular file")
+    with os.fdopen(fd, "wb") as fh:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            refuse(f"is {file_kind(mode)}, not a regular file")
+        if hasattr(os, "set_blocking"):  # a regular file: the write goes through whole, not EAGAIN
+            os.set_blocking(fd, True)
+        try:
+            fh.write(data)
+        except OSError as exc:
+            refuse(f"cannot be written ({(exc.strerror or str(exc)).lower()})")
 
 
 def bad(path: str, message: str) -> SpecError:
@@ -148,9 +186,9 @@ def read_json_gz(path: str, max_compressed: int, max_expanded: int):
         raise bad(path, f"holds more than {MAX_VALUES} JSON values (counted as commas, [ and {{); "
                         f"a probe dump holds a few dozen around its base64 arrays")
     try:
-        return json.loads(raw, parse_constant=_not_json)
+        return json.loads(raw, parse_constant=_not_json, object_pairs_hook=_once)
     except (ValueError, RecursionError) as exc:
-        raise bad(path, f"not JSON: {str(exc)[:200]}") from None
+        raise bad(path, f"not JSON: {shown(str(exc), 200, quote=False)}") from None
 
 
 def schema_errors(path: str, doc: dict, schema_name: str) -> None:
@@ -166,8 +204,22 @@ def schema_errors(path: str, doc: dict, schema_name: str) -> None:
     if not errors:  # the two implementations disagree: say so rather than pass the dump
         raise bad(path, "the dump does not match its schema")
     e = min(errors, key=lambda e: [str(p) for p in e.absolute_path])
-    where = ".".join(str(p) for p in e.absolute_path) or "the top"
-    raise bad(path, f"at {where}: {e.message[:300]}")
+    where = shown(".".join(str(p) for p in e.absolute_path), quote=False) or "the top"
+    raise bad(path, f"at {where}: {_said(e)}")
+
+
+def _said(e) -> str:
+    """jsonschema's words with the values they quote cut by `shown`: the whole message cut to a
+    length ended inside a 150,000-character value and never said what was wrong with it."""
+    if e.validator == "additionalProperties" and e.validator_value is False and isinstance(e.instance, dict):
+        extra = [k for k in e.instance if k not in e.schema.get("properties", {})]
+        if extra:
+            return (f"Additional properties are not allowed ({', '.join(shown(k) for k in extra[:3])}"
+                    f"{', ...' if len(extra) > 3 else ''} {'was' if len(extra) == 1 else 'were'} unexpected)")
+    text = e.message.replace(repr(e.instance), shown(e.instance))
+    if len(text) <= 4 * SHOWN:
+        return text
+    return f"fails the schema's {e.validator!r} ({shown(e.validator_value)}); found {shown(e.instance)}"
 
 
 def _integers(path: str, doc) -> None:
@@ -194,22 +246,59 @@ def _provenance(path: str, doc: dict) -> None:
     if doc["source"] == "hardware":
         if model:
             raise bad(path, f"at device.name: a hardware dump names the GPU it ran on, not the reference model, "
-                            f"found {name!r}")
+                            f"found {shown(name)}")
         if sm is None:
             raise bad(path, "at device.sm: a hardware dump gives its GPU's sm, found none")
         if note.startswith("SYNTHETIC"):
-            raise bad(path, f"at note: a hardware dump's note is not the synthetic one, found {note!r:.200}")
+            raise bad(path, f"at note: a hardware dump's note is not the synthetic one, found {shown(note)}")
+        _runs(path, sm, doc["kernel"])
         return
     if not model:
-        raise bad(path, f"at device.name: a synthetic dump names the reference model, found {name!r}")
+        raise bad(path, f"at device.name: a synthetic dump names the reference model, found {shown(name)}")
     if sm is not None:
         raise bad(path, f"at device.sm: a synthetic dump ran on no GPU, found sm {sm!r}")
     if not note.startswith("SYNTHETIC: "):
-        raise bad(path, f"at note: a synthetic dump carries the synthetic note, found {note!r:.200}")
+        raise bad(path, f"at note: a synthetic dump carries the synthetic note, found {shown(note)}")
+
+
+def runs_on(sm: int, target: str, cubin: bool) -> bool:
+    """Whether a device of compute capability `sm` runs a kernel built for `target`: PTX (no
+    assembler: the driver compiles it) on that sm and every later one, a cubin only on the later
+    minors of its major; an architecture-specific target (sm_90a) on that sm only, a family one
+    (sm_100f) on the later members of its family."""
+    from checker.catalogue import target_parts
+
+    need, suffix = target_parts(target)
+    if suffix == "a":
+        return sm == need
+    if suffix == "f" or cubin:
+        return sm // 10 == need // 10 and sm >= need
+    return sm >= need
+
+
+def _runs(path: str, sm: int, kernel: dict) -> None:
+    """A hardware dump's device can have run its kernel: an sm_75 GPU cannot run a kernel for sm_90
+    (nor an sm_80 one wgmma's sm_90a), so such a dump is not what a device gave, whatever its D says."""
+    target, cubin = kernel["target"], kernel["assembler"] is not None
+    if not runs_on(sm, target, cubin):
+        raise bad(path, f"at device.sm: a device of sm {sm} cannot run the dump's kernel, "
+                        f"{'a cubin' if cubin else 'PTX'} built for {target} (kernel.target)")
 
 
 def _not_json(name: str):
     raise ValueError(f"{name} is not JSON")
+
+
+def _once(pairs: list) -> dict:
+    """An object whose every name is given once: json keeps the last of a repeated name, another
+    reader (or a reviewer, or grep) the first, so `"source": "hardware", "source": "synthetic"` was
+    one dump to the crosscheck and another to them (specs refuse duplicate keys alike)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"the name {shown(twice)} is given twice in one object")
+    return out
 
 
 def read(path: str) -> Dump:

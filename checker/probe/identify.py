@@ -53,6 +53,9 @@ def operand(v, geo, shp, dump, hot: str) -> dict:
         if hot_sl.stop - hot_sl.start != 32 * g.n:
             return {"hw": hw.reshape(32, g.n, 3), "why": f"the dump has {hot_sl.stop - hot_sl.start} one-hot "
                     f"{hot} warps; the spec's {hot} has {32 * g.n} slots"}
+        if base.stop - base.start != 1:  # every one-hot warp is compared with the one baseline warp
+            return {"hw": hw.reshape(32, g.n, 3), "why": f"the dump's baseline-{hot} block #{q} has "
+                    f"{base.stop - base.start} warps; the patterns make it 1, which every one-hot warp is compared with"}
         d_hot = unpack(geo["D"], regs["D"][hot_sl], shp["D"]).astype(np.float64)  # (S, G, M, N)
         d_base = unpack(geo["D"], regs["D"][base], shp["D"]).astype(np.float64)  # (1, G, M, N)
         coded = unpack(geo[other], regs[other][base], shp[other])[0].astype(np.float64)  # (G, ., .)

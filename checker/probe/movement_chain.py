@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from checker.catalogue import target_parts
 from checker.probe.movement_forms import IMAGE_BYTES, ROW_BYTES
 from checker.probe.movement_model import Probe, predict
 from checker.probe.movement_ptx import CHAIN, CHAIN_A, CHAIN_B, CHAIN_KERNEL
@@ -81,6 +82,11 @@ class Chain:
         # a D that differs means the loaded registers were not the A (or B) fragment: the composition
         self.location = str(found[0].span) if found else str(self.a.layout.span)
         self.instruction, self.name, self.kernel, self.family = INSTRUCTION, NAME, KERNEL, "chain"
+
+    def supports(self, target: str) -> tuple:
+        """(runs there, PTX version or why not), as a Form answers it."""
+        sm, _ = target_parts(target)
+        return (True, "8.7") if sm >= 80 else (False, "needs sm_80 (mma.m16n8k16 .f16)")
 
     def build(self, seed: int) -> Probe:
         from checker.semantics.inputs import random_inputs

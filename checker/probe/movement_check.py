@@ -21,6 +21,7 @@ from checker.probe.findings import readable
 from checker.probe import movement_model as model
 from checker.probe.movement_forms import IMAGE_BYTES, ROW_BYTES, SLOTS
 from checker.results import PROVED, REFUTED, SPEC_ERROR, Result
+from checker.semantics.registers import ModelError
 
 SYNTHETIC_TAG = "[synthetic dump: reference model, not hardware] "
 
@@ -150,7 +151,7 @@ def hardware_cells(form, d, w1: int, w2: int) -> np.ndarray:
 def _identifies(form, d, tag, seen: str) -> Result:
     pairs = _pairs(d)
     if not pairs:
-        return Result(form.spec_path, form.layout.id, "identifies", REFUTED, location=d.path, subject=form.name,
+        return Result(form.spec_path, form.layout.id, "identifies", REFUTED, location=f"{d.path}:1:1", subject=form.name,
                       message=f"{tag}the dump has no code pair (row-code#k and col-code#k, or lane-code#k and element-code#k)")
     spec = np.stack([form.rows, form.cols], axis=-1)
     for w1, w2 in pairs:
@@ -216,12 +217,24 @@ def malformed(d, message: str) -> Result:
                   detail={"dump": d.path, "source": d.header.get("source")})
 
 
+def too_old(subject, d) -> str | None:
+    """Why a hardware dump's kernel cannot hold its instruction, or None: ptxas assembles no kernel
+    for a target the support table does not give the form (the reader ties the device to the
+    target), so such a dump was not made by the probe."""
+    target = d.header["kernel"]["target"]
+    ok, why = (True, None) if d.synthetic else subject.supports(target)
+    return None if ok else f"at kernel.target: a kernel for {target} cannot hold {subject.instruction}: it {why}"
+
+
 def check_dump(subject, d) -> list:
     """The results of one dump against its form (or the chain)."""
     t0 = time.perf_counter()
     tag = SYNTHETIC_TAG if d.synthetic else ""
+    why = too_old(subject, d)
     try:
-        if subject.family == "chain":
+        if why:
+            out = [malformed(d, why)]
+        elif subject.family == "chain":
             out = _chain(subject, d, tag)
         else:
             why = fits(subject, d)
@@ -229,19 +242,35 @@ def check_dump(subject, d) -> list:
             out = ([malformed(d, why)] if why else
                    [_predicts(subject, d, tag)] + ([] if subject.packed else
                                                    [_identifies(subject, d, tag, "dump" if d.synthetic else "hardware")]))
-    except (ValueError, OverflowError) as exc:  # inputs the model refuses (a NaN C of the chain, ...)
+    except (ModelError, ValueError, OverflowError) as exc:  # inputs the model refuses (a NaN C of the chain, ...)
         out = [malformed(d, f"the model cannot run the dump's inputs under {subject.spec_path}: {exc}")]
     seconds = (time.perf_counter() - t0) / len(out)
     return [r.but(seconds=seconds, detail={"dump": d.path, "source": d.header["source"]}) for r in out]
 
 
+def _kind(family: str, instruction: str) -> tuple:
+    """What names a form's spec: its family and shape (ldmatrix.m8n8); the chain is one of its own."""
+    return ("chain",) if family == "chain" else (family, (instruction.split(".") + [""] * 4)[3])
+
+
 def crosscheck(subjects: dict, paths: list) -> tuple:
     """subjects: instruction -> Form or Chain. -> (results, stats)."""
     results, seen, other, unpredicted = [], set(), 0, []
+    described = {_kind(s.family, s.instruction): s.spec_path for s in subjects.values()}
     for p, d in readable(paths, dumps.read, results):
         subject = subjects.get(d.header["instruction"])
         if subject is None:
-            other += 1
+            # of a form a given spec does not describe: stale, renamed or forged, it is said, as the
+            # mma and wgmma crosschecks say theirs; counted with the other specs' it went unseen
+            spec = described.get(_kind(d.header["family"], d.header["instruction"]))
+            if spec is None:
+                other += 1
+            else:
+                results.append(Result(spec, None, "predicts", REFUTED, location=f"{p}:1:1",
+                                      subject=d.header["instruction"].replace(".sync.aligned", "").replace(".shared", ""),
+                                      message=f"the dump is of {d.header['instruction']}, which {spec} does not "
+                                              "describe (re-record or delete the dump)",
+                                      detail={"dump": p, "source": d.header["source"]}))
             continue
         if subject.family != "chain" and not subject.predictable:
             unpredicted.append(f"{p}: {subject.unpredictable}")

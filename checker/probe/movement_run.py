@@ -45,11 +45,6 @@ def subjects_of(specs: list) -> dict:
 
 def targets_of(subject, target: str) -> tuple:
     """(runs there, PTX version or why not)."""
-    if subject.family == "chain":
-        from checker.catalogue import target_parts
-
-        sm, _ = target_parts(target)
-        return (True, "8.7") if sm >= 80 else (False, "needs sm_80 (mma.m16n8k16 .f16)")
     return subject.supports(target)
 
 

@@ -30,11 +30,20 @@ from checker.terminal import lines as text_lines
 SYNTHETIC_TAG = "[synthetic dump: reference model, not hardware] "
 
 
-def _slices(d) -> dict:
-    out, at = {}, 0
+def _blocks(d) -> list:
+    """[(kind, slice of CTAs)] of every block in order; a kind may come back (two random blocks)."""
+    out, at = [], 0
     for b in d.header["blocks"]:
-        out.setdefault(b["kind"], slice(at, at + b["count"]))
+        out.append((b["kind"], slice(at, at + b["count"])))
         at += b["count"]
+    return out
+
+
+def _slices(d) -> dict:
+    """kind -> the CTAs of its first block: the one the identification reads."""
+    out: dict = {}
+    for kind, sl in _blocks(d):
+        out.setdefault(kind, sl)
     return out
 
 
@@ -76,7 +85,7 @@ def _predicts(v, spec, d, tag, subject) -> Result:
         return Result(v.spec, dg.fragment.id, "predicts", PROVED, location=str(dg.fragment.span), subject=subject,
                       message=f"{tag}all {len(got)} CTAs predicted bit for bit", detail={"ctas": len(got)})
     c, t, r = (int(x) for x in np.argwhere(want != got)[0])
-    kind = next(k for k, s in _slices(d).items() if s.start <= c < s.stop)
+    kind = next(k for k, s in _blocks(d) if s.start <= c < s.stop)
     return Result(v.spec, dg.fragment.id, "predicts", REFUTED, location=str(dg.fragment.span), subject=subject,
                   counterexample={"cta": c, "thread": t, "register": r, "dump": int(got[c, t, r]),
                                   "predicted": int(want[c, t, r])},
@@ -159,7 +168,7 @@ def identifies(v, spec, d, tag, subject) -> list:
     try:
         obs = observe(v, spec, d)
     except KeyError as exc:
-        return [Result(v.spec, dg.fragment.id, f"identifies-{x}", REFUTED, location=d.path, subject=subject,
+        return [Result(v.spec, dg.fragment.id, f"identifies-{x}", REFUTED, location=f"{d.path}:1:1", subject=subject,
                        message=f"{tag}the dump has not {exc.args[0]} the identification needs") for x in "DA"]
     cells = slot_cells(v, spec)
     shown, col = obs["shown"], obs["col"]

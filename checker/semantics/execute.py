@@ -18,6 +18,13 @@ from checker.semantics.types import FLOATS
 
 
 CHUNK = 512
+# Products one batch may take on the exact rational path (Python Fractions, about 2.5 us each). The
+# inputs the probe writes never take it: they scale to int64 (_dyadic, and the committed dumps show
+# it). A dump's inputs can be anything: one subnormal C among 26,331 fp8 warps (98 KB gzipped, inside
+# every size bound) took 4.5 minutes. Past the bound the model refuses, as it refuses a NaN; 2**16
+# products (about 0.2 s) is twice the most one warp needs (m16n8k256: 16 x 8 x 256), so one warp of
+# any inputs, the far-apart scales of a hand-made test included, is still predicted exactly.
+MAX_RATIONAL = 1 << 16
 
 
 def geometries(v) -> dict:
@@ -38,9 +45,10 @@ def _mnk(shape: str):
     return tuple(int(x) for x in found.groups())
 
 
-def multiply(v, A, B, C) -> np.ndarray:
+def multiply(v, A, B, C, spent: list | None = None) -> np.ndarray:
     """Exact D for matrices (..., computations, rows, cols): int64, or float64 where every
-    result is a float64 exactly; a float result float64 cannot hold stays a Fraction (object)."""
+    result is a float64 exactly; a float result float64 cannot hold stays a Fraction (object).
+    `spent`: the rational products a batch has taken so far, counted against MAX_RATIONAL."""
     if v.atype == "b1":
         # popc over K of a AND b is a.b for 0/1 entries; of a XOR b, a + b - 2ab summed
         a, b = A.astype(np.int64), B.astype(np.int64)
@@ -52,7 +60,15 @@ def multiply(v, A, B, C) -> np.ndarray:
         if not all(np.isfinite(x).all() for x in (A, B, C)):
             raise ModelError("an input is NaN or infinite; the model predicts only exact, finite results")
         scaled = _dyadic(A, B, C)
-        return scaled if scaled is not None else _rational(A, B, C)
+        if scaled is not None:
+            return scaled
+        spent = [0] if spent is None else spent
+        spent[0] += int(np.prod(A.shape[:-2], dtype=np.int64)) * A.shape[-2] * A.shape[-1] * B.shape[-1]
+        if spent[0] > MAX_RATIONAL:
+            raise ModelError(f"the inputs need exact rational arithmetic for more than {MAX_RATIONAL} products "
+                             "(values too far apart in scale for int64, a subnormal beside normal ones, say); "
+                             "the model refuses that much work")
+        return _rational(A, B, C)
     return _wrap(_matmul(A.astype(np.int64), B.astype(np.int64)) + C.astype(np.int64))
 
 
@@ -124,14 +140,19 @@ def execute(v, a_regs, b_regs, c_regs, geo=None) -> np.ndarray:
     run in chunks so a batch of thousands of .b1 warps stays within memory."""
     geo = geo or geometries(v)
     a_regs, b_regs, c_regs = (np.asarray(x) for x in (a_regs, b_regs, c_regs))
+    spent = [0]  # one MAX_RATIONAL for the whole batch, not one per chunk
     if a_regs.ndim == 3 and len(a_regs) > CHUNK:
-        return np.concatenate([execute(v, a_regs[s:s + CHUNK], b_regs[s:s + CHUNK], c_regs[s:s + CHUNK], geo)
+        return np.concatenate([_execute(v, a_regs[s:s + CHUNK], b_regs[s:s + CHUNK], c_regs[s:s + CHUNK], geo, spent)
                                for s in range(0, len(a_regs), CHUNK)])
+    return _execute(v, a_regs, b_regs, c_regs, geo, spent)
+
+
+def _execute(v, a_regs, b_regs, c_regs, geo, spent: list) -> np.ndarray:
     shp = shapes(v)
     A = unpack(geo["A"], a_regs, shp["A"])
     B = unpack(geo["B"], b_regs, shp["B"])
     C = unpack(geo["C"], c_regs, shp["C"])
-    D = exact_values(v, multiply(v, A, B, C))
+    D = exact_values(v, multiply(v, A, B, C, spent))
     try:
         return pack(geo["D"], D)
     except ValueError as exc:
