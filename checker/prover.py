@@ -17,17 +17,13 @@ from checker.smt import instances as smt_instances
 from checker.results import PROVED, REFUTED, SPEC_ERROR, UNKNOWN, Result
 from checker.smt import properties as smt_engine
 from checker.spec.reading import materialize
-from checker.theorems.consistency import FAMILIES, computations, dimensions, spec_theorems, theorems_of
+from checker.theorems.family import Asked
+from checker.theorems.registry import of as families_of, spec_theorems
 from checker.theorems.equation import difference, outside, unread
 from checker.scope import focus_of
 from checker.theorems.relations import blame, load_relations, placed
 from checker.theorems.run import equation_result
-from checker.theorems import wording
-from checker.theorems.same_as import referee, same_as
-
-
-# the theorem families proved as tasks of their own; computations comes after the fragments
-_PARALLEL_FAMILIES = tuple(family for family in FAMILIES if family != "computations")
+from checker.theorems.same_as import referee
 
 
 class EngineDisagreement(CheckerError):
@@ -49,7 +45,8 @@ def prove_loaded(paths: list, relation_files: list, loaded: dict, opts: Options)
     for path in paths:
         spec, _ = loaded[path]
         if spec is not None:
-            tasks.extend(("theorems", path, family) for family in _PARALLEL_FAMILIES if family in theorems_of(spec))
+            # each family that is not asked after the fragments is a task of its own
+            tasks.extend(("theorems", path, f.name) for f in families_of(spec) if not f.after_fragments)
             tasks.extend(("fragment", path, k) for k, _ in enumerate(spec.fragments()))
     known = {os.path.abspath(p): s for p, (s, _) in loaded.items() if s is not None}
     for path in relation_files:
@@ -71,21 +68,13 @@ def prove_loaded(paths: list, relation_files: list, loaded: dict, opts: Options)
         for f in (f for sec in spec.sections for f in sec.figures_only):
             mine.extend(prove_fragment(spec, f, opts))  # fragment-shape and errata only: no formula
         out.extend(mine)
-        theorems = theorems_of(spec)
-        resolve = referee(path, loaded)  # one read of each sibling for both
-        if "same-as" in theorems:
-            out.extend(_guarded(path, "same-as", same_as, spec, path, resolve))
-        if "words" in theorems:
-            out.extend(_guarded(path, "words", wording.check, spec, resolve))
-        if "dimensions" in theorems:
-            out.extend(_guarded(path, "dimensions", dimensions, spec, mine))
-        if "computations" in theorems:
-            # after the fragments: their proofs settle it, as they settle dimensions (and where
-            # one failed, it is asked here, of both engines)
-            out.extend(_guarded(path, "computations", computations, spec, _Readings(spec), opts, mine))
-        for family in _PARALLEL_FAMILIES:
-            if family in theorems:
-                out.extend(done[("theorems", path, family)])
+        resolve = referee(path, loaded)  # one read of each sibling for every family that reads them
+        asked = Asked(spec, _Readings(spec), opts, tuple(mine), resolve)
+        for f in families_of(spec):  # in the registry's order, whichever process asked each
+            if f.after_fragments:  # their proofs settle it (dimensions, computations), or it reads the neighbours
+                out.extend(_guarded(path, f.name, f.prove, asked))
+            else:
+                out.extend(done[("theorems", path, f.name)])
     for path in relation_files:
         rels, errors = relations[path]
         out.extend(errors or [])

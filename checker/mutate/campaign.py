@@ -7,7 +7,7 @@ formula (operators.py) goes through what `checker prove` would run on it, cheape
                  plain-Python engine; `prove` shows it agrees with z3 on every verdict)
   computations, shared-layout, packing, composition, containers, warpgroup
                  the spec's cross-layout theorems, both engines, with the mutant in place, one
-                 family at a time (checker.theorems.consistency.FAMILIES)
+                 family at a time (checker.theorems.registry.FAMILIES: those the readings decide)
   relation       every relation of the relations files that reads the fragment
   crosscheck     every probe dump given (--dumps) of a variant that reads the fragment, run
                  through `checker crosscheck` with the mutant in place: hardware says which lane
@@ -37,7 +37,7 @@ from checker.options import Options
 from checker.spec.checked import load_checked
 from checker.spec.reading import formula_source, materialize, substituted
 from checker.source import plain
-from checker.theorems.consistency import FAMILIES, spec_theorems
+from checker.theorems.registry import FAMILIES, spec_theorems
 from checker.theorems.equation import Equation, Side, difference
 from checker.files import split_relations
 from checker.theorems.relations import load_relations

@@ -70,6 +70,11 @@ def _summary(report, timings, spec_pages) -> Page:
              + ("" if report.hardware_dumps else " (none recorded yet: see `reports/hardware/`)")],
             ["time to prove everything (both engines, 2 workers)", _ms(total)],
         ], "lr"),
+        Heading(2, "Properties and theorems", "properties-and-theorems"),
+        Para("What each proved line of the pages below means. Each property is asked of every fragment with "
+             "formulas, by both engines; each theorem family of the specs of the instruction families named "
+             "(CONTRIBUTING: adding either is one module)."),
+        Table(["name", "what it means", "asked of"], _meanings(), "lll"),
         Heading(2, "Specs", "specs"),
         Table(["spec", "sections", "fragments", "figure only", "proved", "failing", "errata confirmed", "time"], [
             [f"[{v.path}](@{p.name})", ", ".join(s.section for s in v.spec.sections) if v.spec else "",
@@ -317,3 +322,12 @@ def _fragment_blocks(name, fv, timings, figs, draw=True) -> list:
                                  "the counterexample cells are outlined."))
     return blocks
 
+
+def _meanings() -> list:
+    """The registries' rows: every property, then every theorem family (checker/properties,
+    checker/theorems/registry.py), with what each means."""
+    from checker.properties import REGISTRY as PROPERTIES
+    from checker.theorems.registry import REGISTRY as THEOREMS
+
+    rows = [[f"`{p.name}`", p.meaning, "a sparse A" if p.sparse_only else "every fragment"] for p in PROPERTIES]
+    return rows + [[f"`{f.name}`", f.meaning, ", ".join(f.holds)] for f in THEOREMS]

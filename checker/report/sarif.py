@@ -7,6 +7,7 @@ import os
 
 from checker.properties import REGISTRY
 from checker.results import PROVED, SPEC_ERROR, UNKNOWN
+from checker.theorems.registry import meanings
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/ptx-fragment-checker/ptx-fragment-checker"
@@ -14,10 +15,7 @@ RULES = {
     "load": "The spec file loads: YAML, structure (JSON Schema) and meaning",
     "syntax": "The printed formula parses (an erratum predicts where it does not)",
     **{p.name: p.meaning for p in REGISTRY},
-    "dimensions": "A, B and C/D fragments of one instruction agree on M, N and K",
-    "computations": "Each MMA computation's lanes hold every row and column it needs",
-    "shared-layout": "Types sharing one table name the same elements",
-    "packing": "Register contents are contiguous along the fragment's contiguous dimension",
+    **meanings(),  # the theorem families (checker/theorems/registry.py)
     "relation": "A cell equation between two fragments (specs/relations.yaml)",
     "predicts": "The spec predicts a probe dump bit for bit",
     "identifies-A": "Every A slot is where the spec puts it (probe identification)",
@@ -28,7 +26,6 @@ RULES = {
     "register-words": "A Fragment cell's registers are the table's kind and count, and the elements a register holds fit it and the table",
     "wording": "No doubled word, no space before a comma",
     "elements-listed": "Every row of a dense fragment's table lists its elements",
-    "words": "The document's words (titles, captions, cells) agree with its tables",
     "erratum": "A declared erratum fails exactly as it says",
 }
 

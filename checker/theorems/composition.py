@@ -22,6 +22,7 @@ from checker.theorems.equation import Equation, Side, check_names, difference, d
 from checker.theorems.relations import placed
 from checker.theorems.run import equation_result
 from checker.results import REFUTED, Result
+from checker.theorems.family import TheoremFamily
 
 PROPERTY = "composition"
 
@@ -93,3 +94,8 @@ def prove(spec, readings: dict, opts) -> list:
             r = load_error(spec.path, exc).but(subject=c.id)
         out.append(r.but(detail={"rests_on": list(c.rests_on)}))
     return out
+
+
+FAMILY = TheoremFamily("composition", 70, "A data-movement layout placed on an mma fragment is that fragment, "
+                        "or is not, as declared", ("ldmatrix", "stmatrix", "movmatrix"),
+                        lambda a: prove(a.spec, a.readings, a.opts))

@@ -22,6 +22,7 @@ from checker.loading import load_error
 from checker.results import PROVED, REFUTED, UNKNOWN, Result
 from checker.smt import containers as smt_containers
 from checker.theorems.run import pinned
+from checker.theorems.family import TheoremFamily
 
 PROPERTY = "containers"
 MAX_POINTS = 1 << 20
@@ -169,3 +170,7 @@ def points(q: Question):
     """Every (values..., paddings...) in the engines' order: for tests."""
     n = 1 if q.shift is None else 4
     return itertools.product(*([range(1 << q.load_width)] * n + [_paddings(q)] * n))
+
+
+FAMILY = TheoremFamily("containers", 80, "A 4- or 6-bit value ldmatrix loads is in the bits mma reads it from, "
+                        "or is not, as declared", ("ldmatrix",), lambda a: prove(a.spec, a.opts))

@@ -7,6 +7,7 @@ import time
 from checker.loading import load
 from checker.results import PROVED, REFUTED, SPEC_ERROR, Result
 from checker.spec.checked import beside, unresolved
+from checker.theorems.family import TheoremFamily
 
 
 def referee(path, loaded):
@@ -43,3 +44,8 @@ def same_as(spec, path, resolve) -> list:
                                   subject=subject, message=f"the fragments the document gives {' and '.join(same.operands)} "
                                                            f"of {sec.section} as exist: {', '.join(same.fragments)}"))
     return out
+
+
+FAMILY = TheoremFamily("same-as", 10, "A \"same as\" sentence names fragments that exist, of the operands it says, "
+                        "with the types it names", ("mma", "wgmma.sp"), lambda a: same_as(a.spec, a.spec.path, a.resolve),
+                        after_fragments=True, readings_only=False)

@@ -38,6 +38,7 @@ from checker.source import plain
 from checker.theorems.equation import Equation, Side
 from checker.theorems.relations import placed
 from checker.theorems.run import equation_result
+from checker.theorems.family import TheoremFamily
 
 PROPERTY = "warpgroup"
 # the fragments beside these theorems read; the scope rule reads the same (checker/families.py)
@@ -252,3 +253,7 @@ def _reuse(spec, r, beside, opts, every) -> list:
                                   f"of a thread's quad, D columns 2t and 2t + 1; the reuse needs a shuffle: "
                                   f"refuted as declared")))
     return out
+
+
+FAMILY = TheoremFamily("warpgroup", 90, "A warpgroup's fragments are the mma.sync fragments its warps hold, "
+                        "and D is the next A where declared", ("wgmma",), lambda a: theorems(a.spec, a.readings, a.opts))

@@ -23,6 +23,7 @@ from checker.families import WGMMA_SPARSE_DENSE, WGMMA_SPARSE_MMA_SP
 from checker.results import PROVED, Result
 from checker.spec.reading import materialize
 from checker.theorems.warpgroup import PROPERTY, Beside, equation, fragment_name, result, side, stacked, warp_rows
+from checker.theorems.family import TheoremFamily
 
 # the sparse A of each K -> the dense wgmma A of half its K, and the mma.sp A it is four of; the
 # scope rule reads the same (checker/families.py)
@@ -92,3 +93,7 @@ def _rows(spec, r, opts, stacked):
                           f"compressed {f.id}, exactly those rows; derived: sp-stacked proved above places each of its "
                           f"cells 16w below a cell of {'/'.join(MMA_SP[spec.k])}, whose rows are 0..15 (its in-range, "
                           "proved with its spec)")
+
+
+FAMILY = TheoremFamily("warpgroup", 90, "A sparse warpgroup's compressed A is the dense A's and mma.sp's, "
+                        "warp by warp", ("wgmma.sp",), lambda a: theorems(a.spec, a.readings, a.opts))

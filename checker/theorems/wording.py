@@ -29,6 +29,7 @@ import re
 
 from checker.results import PROVED, REFUTED, UNKNOWN, Result
 from checker.spec.model import WORD_CHECKS
+from checker.theorems.family import TheoremFamily
 from checker.theorems.register_words import (EACH, KIND, TOTAL, VECTORS, Located, dotted, register_count,
                                              register_kind, register_words, vector_words)
 
@@ -325,3 +326,8 @@ def _quote(text: str) -> str:
 
 __all__ = ["WORD_CHECKS", "cell_element_types", "cell_types", "check", "named_types", "register_count", "register_kind", "register_words", "same_as_types", "types_named",
            "wording"]
+
+
+FAMILY = TheoremFamily("words", 20, "The document's words (titles, captions, cells, sentences) agree with its tables",
+                        ("mma", "wgmma", "wgmma.sp"), lambda a: check(a.spec, a.resolve), after_fragments=True,
+                        readings_only=False)

@@ -231,7 +231,7 @@ def test_the_stages_are_the_registries(tmp_path, run):
     `composition`, which a hand-kept list once lacked (KeyError: 'composition')."""
     from checker.mutate.campaign import ORDER
     from checker.properties import engine_properties
-    from checker.theorems.consistency import FAMILIES
+    from checker.theorems.registry import FAMILIES
 
     assert {p.name for p in engine_properties()} | set(FAMILIES) <= set(ORDER)
     text = open(os.path.join(SPECS, "ldmatrix.m8n8.yaml"), encoding="utf-8").read()

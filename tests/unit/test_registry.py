@@ -109,3 +109,53 @@ def test_the_example_changes_no_kept_mutant_case(tmp_path):
         verdicts = {x["verdict"] for x in results if x["property"] == "pairs-in-line"}
         # asked of every dense fragment (a sparse case may hold only its sparse A, which it skips)
         assert verdicts == {"PROVED"} or (not verdicts and "/sparse-" in path), (path, verdicts)
+
+
+# --- a theorem family is one module too ----------------------------------------------------------
+
+FAMILY_EXAMPLE = os.path.join(CASES, "new_family", "c_origin.py")
+
+
+def test_the_theorem_registry_holds_each_instruction_family_to_its_theorems():
+    """What each instruction family's specs are held to, as the prover asked it before the
+    registry (a family that dropped out, or one asked of another family's specs, shows here)."""
+    from checker.families import FAMILIES as INSTRUCTIONS
+    from checker.theorems.registry import FAMILIES, REGISTRY
+
+    held = {name: tuple(f.name for f in REGISTRY if name in f.holds) for name in INSTRUCTIONS}
+    assert {k: v for k, v in held.items() if v} == {
+        "mma": ("same-as", "words", "dimensions", "computations", "shared-layout", "packing"),
+        "ldmatrix": ("composition", "containers"), "stmatrix": ("composition",), "movmatrix": ("composition",),
+        "wgmma": ("words", "warpgroup"), "wgmma.sp": ("same-as", "words", "warpgroup")}
+    assert FAMILIES == ("computations", "shared-layout", "packing", "composition", "containers", "warpgroup")
+    assert all(f.meaning and f.holds and callable(f.prove) for f in REGISTRY)
+
+
+def test_a_new_theorem_family_is_one_module(tmp_path):
+    """CONTRIBUTING's example family, tests/cases/new_family/c_origin.py, copied into a copy of the
+    package: asked of every mma spec (green on specs/), refuted where a C row formula slips,
+    described in SARIF and a stage of the mutation campaign."""
+    root = _copy(tmp_path, with_the_example=False)
+    shutil.copy(FAMILY_EXAMPLE, root / "checker" / "theorems" / "c_origin.py")
+    r = _run(root, "prove", SPECS, "--format", "json", "--no-cache")
+    assert r.returncode == 0, r.stdout[-3000:]
+    mine = [x for x in json.loads(r.stdout)["results"] if x["property"] == "c-origin"]
+    assert len(mine) == 16 and {x["verdict"] for x in mine} == {"PROVED"}
+    assert {os.path.basename(x["spec"]) for x in mine} == {f"{s}.yaml" for s in (
+        "m8n8k4", "m8n8k16", "m8n8k32", "m8n8k128", "m16n8k4", "m16n8k8", "m16n8k16", "m16n8k32", "m16n8k64",
+        "m16n8k128", "m16n8k256")}
+    text = open(os.path.join(SPECS, "m16n8k8.yaml"), encoding="utf-8").read()
+    slip = "      row =      groupID                            for c0 and c1"
+    assert text.count(slip) == 2
+    (tmp_path / "mutant").mkdir()
+    (tmp_path / "mutant" / "m16n8k8.yaml").write_text(text.replace(slip, slip.replace("groupID    ", "groupID + 1"), 1),
+                                                     encoding="utf-8")
+    r = _run(root, "prove", str(tmp_path / "mutant" / "m16n8k8.yaml"), "--format", "sarif", "--no-cache")
+    sarif = json.loads(r.stdout)
+    rules = {x["id"]: x["shortDescription"]["text"] for x in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    assert r.returncode == 1 and rules.get("c-origin") == "Lane 0's first accumulator element is C[0][0]"
+    assert any(x["ruleId"] == "c-origin" and "lane 0 c0 of C.float is C[1][0]" in x["message"]["text"]
+               for x in sarif["runs"][0]["results"])
+    order = subprocess.run([sys.executable, "-c", "from checker.mutate.campaign import ORDER; print(ORDER)"], cwd=root,
+                           env=dict(os.environ, PYTHONPATH=str(root)), capture_output=True, text=True, timeout=60)
+    assert "'packing', 'c-origin', 'composition'" in order.stdout, order.stdout + order.stderr

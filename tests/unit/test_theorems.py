@@ -12,7 +12,7 @@ from conftest import SPECS
 from checker.prover import Options
 from checker.spec.load import load_spec
 from checker.spec.reading import materialize
-from checker.theorems.consistency import spec_theorems
+from checker.theorems.registry import spec_theorems
 from checker.smt import equation as smt_equation
 from checker.theorems import equation as py_equation
 from checker.theorems.relations import load_relations
