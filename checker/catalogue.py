@@ -6,6 +6,7 @@ proved against it) both read it here, so neither imports the other."""
 from __future__ import annotations
 
 import functools
+import re
 from importlib.resources import files
 
 import yaml
@@ -80,10 +81,12 @@ def movement_row(instruction: str) -> dict | None:
 
 
 def target_parts(target: str) -> tuple:
-    """"sm_100a" -> (100, "a"); "sm_90" -> (90, "")."""
-    body = target.removeprefix("sm_")
-    suffix = body[-1] if body[-1:] in ("a", "f") else ""
-    return int(body[:len(body) - len(suffix)]), suffix
+    """"sm_100a" -> (100, "a"); "sm_90" -> (90, ""). A ValueError for anything else: a dump's
+    target is read from a file, and "sm_" with 5,000 digits is past what int() converts."""
+    found = re.fullmatch(r"sm_([0-9]{1,4})([af]?)", target)
+    if found is None:
+        raise ValueError(f"not a target: {target[:40]!r}")
+    return int(found.group(1)), found.group(2)
 
 
 def _family(sm: int) -> int:

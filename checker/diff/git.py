@@ -127,8 +127,9 @@ def diff_base(rev: str, paths: list, spec_files, jobs: int = 1, scoped: bool = F
 
     # as spec_files does now: the untranscribed list is no spec (checker verbatim reads it)
     then = [f for f in listed if f.endswith((".yaml", ".yml")) and not is_untranscribed_file(f) and wanted(f)]
-    for p in named:
-        if not os.path.exists(p) and rel_of(p) not in then:
+    for p in paths:  # a path gone now is diffed as it was at the revision; one never there is a typo
+        r = rel_of(p)
+        if not os.path.exists(p) and not any(f == r or f.startswith(r + "/") for f in listed):
             raise UsageError(f"no such file or folder: {p} (nor at {shown(rev)})")
     out = []
     with temps.folder("checker-diff-") as tmp:

@@ -69,9 +69,9 @@ def _where_sparse(spec, frag, reading, row: int, col: int) -> dict:
                             "registers": registers, "range": [first, last],
                             "metadata": {"chunk": [start, start + g.chunk - 1], "index": q, "value": index,
                                          "unit": g.unit, "increasing": increasing,
-                                         # the types (and, of mma.sp, the variants) this holder is possible for
-                                         "types": list(kinds),
-                                         "ordered_metadata": increasing or spec.family == "wgmma.sp"}})
+                                         # the types this holder is possible for; of mma.sp, not increasing: with
+                                         # plain .sp only (::ordered_metadata's indices increase)
+                                         "types": list(kinds)}})
             if frag.threads.count > 32:  # a warpgroup: thread T<t> is lane t % 32 of warp t / 32
                 holders[-1].update(thread=lane, warp=lane // 32, lane=lane % 32)
     regs = {(lane, reg) for lane, reg, _, _ in ranges}

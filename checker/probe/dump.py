@@ -242,6 +242,12 @@ def _provenance(path: str, doc: dict) -> None:
     """The source agrees with the device and the note: a synthetic dump whose source alone was
     changed to hardware would count as the hardware agreeing with the spec."""
     name, sm, note = doc["device"]["name"], doc["device"]["sm"], doc["note"]
+    from checker.catalogue import target_parts
+
+    try:  # the schema's pattern has no bound on the digits: "sm_" and 5,000 of them is past int()
+        target_parts(doc["kernel"]["target"])
+    except ValueError:
+        raise bad(path, f"at kernel.target: not a target ptxas names, found {shown(doc['kernel']['target'])}") from None
     model = name.startswith("reference model")
     if doc["source"] == "hardware":
         if model:

@@ -53,7 +53,8 @@ def collect(specs: list, results: list, encodings: dict | None = None) -> list:
     for path, spec in specs:
         for sec in spec.sections:
             versions = list(getattr(sec, "versions", ()) or ())
-            owners = [("title", None, e) for e in sec.errata]
+            # a section's errata correct its title or one of its stated sentences
+            owners = [("title" if e.field == "title" else f"stated sentence {e.row + 1}", None, e) for e in sec.errata]
             owners += [("same as", None, e) for same in sec.same_as for e in same.errata]
             for f in sec.fragments + sec.figures_only:
                 owners += [(f.id, f, e) for e in f.errata]

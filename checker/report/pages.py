@@ -135,7 +135,7 @@ def _verbatim(text: str) -> str:
 
 def _subject_link(e) -> str:
     """A fragment's erratum links to the fragment; a title's or a sentence's to the spec's page."""
-    if e.subject in ("title", "same as"):
+    if e.subject in ("title", "same as") or e.subject.startswith("stated sentence "):
         return f"{e.subject} ([§{e.section}](@{slug(e.spec)}#errata-of-titles-and-sentences))"
     # a parametric fragment's instance (D.float[N=8]) is named without its brackets, which would end the link text
     return f"[{e.subject.replace('[', ' ').replace(']', '')}](@{slug(e.spec)}#{doc.anchor(e.subject)})"
@@ -209,7 +209,8 @@ def _spec_page(v, timings, figs) -> Page:
     blocks = [Para(head),
               Table(["section", "title", "seed"], [[s.section, s.title, f"`{s.seed}`"] for s in spec.sections])]
     words = [(what, e) for s in spec.sections for what, e in
-             [("title", e) for e in s.errata] + [("“same as” sentence", e) for x in s.same_as for e in x.errata]]
+             [("title" if e.field == "title" else f"stated sentence {e.row + 1}", e) for e in s.errata]
+             + [("“same as” sentence", e) for x in s.same_as for e in x.errata]]
     if words:
         blocks += [Heading(2, "Errata of titles and sentences", "errata-of-titles-and-sentences"),
                    Table(["where", "printed", "reading", "breaks", "kind", "why"],

@@ -22,8 +22,10 @@ CHUNK = 512
 # inputs the probe writes never take it: they scale to int64 (_dyadic, and the committed dumps show
 # it). A dump's inputs can be anything: one subnormal C among 26,331 fp8 warps (98 KB gzipped, inside
 # every size bound) took 4.5 minutes. Past the bound the model refuses, as it refuses a NaN; 2**16
-# products (about 0.2 s) is twice the most one warp needs (m16n8k256: 16 x 8 x 256), so one warp of
-# any inputs, the far-apart scales of a hand-made test included, is still predicted exactly.
+# products (about 0.2 s) is twice the most one warp needs (m16n8k256: 16 x 8 x 256), so a batch of
+# one warp of any inputs, the far-apart scales of a hand-made test included, is still predicted
+# exactly. The rational path takes a whole chunk of warps at once, so one such warp among hundreds
+# has the batch refused: a located refutation that says why, never a wrong verdict.
 MAX_RATIONAL = 1 << 16
 
 

@@ -297,7 +297,8 @@ def parse(path: str, rel: str, version: str | None, text: str) -> DocFile:
             glued = nm.GLUED.search(raw)
             if glued:
                 f.headings.append((glued.group(1), nm.collapse(nm.inline(glued.group(2)))[0], start + glued.start(1)))
-        cut = nm.HEADING.match(raw) or nm.BULLET.match(raw)
+        heading = nm.HEADING.match(raw)
+        cut = heading or nm.BULLET.match(raw)
         skip = cut.end() if cut else 0
         if cut:  # a heading or a list item starts a block of its own, as a blank line does
             chars.append((nm.GAP, start))
@@ -311,7 +312,8 @@ def parse(path: str, rel: str, version: str | None, text: str) -> DocFile:
             if caption:
                 f.captions.append(caption)
             nm.inline(content, start + skip, chars)
-            chars.append(("\n", start + len(raw)))
+            # a heading ends where its line does: the text under it starts a block of its own
+            chars.append((nm.GAP if heading else "\n", start + len(raw)))
             last_plain = False
             continue
         plain = not content.lstrip().startswith("|") or content.strip() == "|"

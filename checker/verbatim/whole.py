@@ -29,8 +29,10 @@ def ends_sentence(hay: str, end: int) -> bool:
         k -= 1
     if hay[end] != " " or k < 0 or hay[k] not in _STOPS:
         return False
-    word = hay[:k].rsplit(" ", 1)[-1].lstrip("(").lower()
-    return word not in _ABBREVIATIONS
+    j = k
+    while j > 0 and hay[j - 1] not in (" ", nm.GAP, nm.SEP):  # the word the stop ends, at a paragraph's start too
+        j -= 1
+    return hay[j:k].lstrip("(").lower() not in _ABBREVIATIONS
 
 
 def starts_sentence(hay: str, start: int) -> bool:

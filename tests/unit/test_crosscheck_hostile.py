@@ -285,3 +285,19 @@ def test_a_schema_error_echoes_a_bounded_value_and_says_what_is_wrong(run, tmp_p
     assert r.code == 3
     line = next(t for t in r.out.splitlines() if t.startswith(f"{path}:1:1: error (malformed): dump: at "))
     assert expect in line and "…" in line and len(line) < len(str(path)) + 300, line
+
+
+@pytest.mark.parametrize("name,spec,said", [
+    (MMA, "m16n8k16.yaml", "not a target ptxas names, found 'sm_999"),
+    (LDMATRIX, "ldmatrix.m8n8.yaml", "not a target ptxas names, found 'sm_999"),
+    (WGMMA, "m64nNk16.yaml", "'sm_90a' was expected"),  # its schema names the one target
+])
+def test_a_target_of_five_thousand_digits_is_malformed_not_a_traceback(run, tmp_path, name, spec, said):
+    """The schema's pattern `^sm_[0-9]+a?$` has no bound on the digits; the check of which device
+    runs which kernel converted them with int(), which refuses 5,000 digits: a traceback, exit 1."""
+    doc = _load(name)
+    doc["kernel"]["target"] = "sm_" + "9" * 5000
+    _save(str(tmp_path), name, doc)
+    r = run("crosscheck", os.path.join(SPECS, spec), "--dumps", str(tmp_path))
+    _clean(r)
+    assert r.code == 3 and f"{tmp_path / name}:1:1: error (malformed): dump: at kernel.target: {said}" in r.out, r.out

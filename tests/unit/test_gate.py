@@ -191,8 +191,9 @@ def test_diff_of_a_named_file_sees_a_sibling_its_scope_had_removed(run, tmp_path
         assert ("specs/m8n8k4.yaml: removed\n" in r.out) is k4 and ("specs/m8n8k4.yaml: not" in r.out) is False
         assert ("specs/m16n8k32.yaml: not edited; verdicts changed by the edit of specs/m16n8k16.yaml "
                 "(a verdict got worse)") in r.out, (named, r.out)
-    r = run("diff", "--base", "HEAD", "specs/never.yaml")
-    assert r.code == 2 and "no such file or folder: specs/never.yaml (nor at 'HEAD')" in r.err, r.err
+    for never in ("specs/never.yaml", "nosuch/", "specs/nosuch"):  # a typo in a CI path said "no spec file changed"
+        r = run("diff", "--base", "HEAD", never)
+        assert r.code == 2 and f"no such file or folder: {never} (nor at 'HEAD')" in r.err, r.err
 
 
 def test_sarif_validates_against_sarif_2_1_0_and_locates_the_failure(run, tmp_path):

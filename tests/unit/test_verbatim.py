@@ -383,3 +383,19 @@ def test_a_full_stop_that_ends_an_abbreviation_does_not_end_a_sentence(text, at,
     from checker.verbatim import whole
 
     assert whole.ends_sentence(text, text.index(at) + len(at)) is ends
+
+
+def test_a_heading_or_a_list_item_starts_a_block_and_e_g_starts_no_sentence_end():
+    """What the sentence rules stand on, in the document reader: the text right under a heading
+    (no blank line between) and a list item right under a caption start sentences of their own;
+    and "e.g." at a paragraph's start ends no sentence."""
+    from checker.verbatim import whole
+
+    f = document.parse("/x/a.md", "a.md", "9.1", "## 9.9.9. A title\nThe first sentence. The second one.\n"
+                                                   "**Figure 1 A caption.**\n- A list item sentence.\n")
+    for sentence in ("The first sentence.", "A list item sentence."):
+        k = f.prose.index(sentence)
+        assert whole.starts_sentence(f.prose, k) and whole.ends_sentence(f.prose, k + len(sentence)), sentence
+    assert not whole.starts_sentence(f.prose, f.prose.index("first sentence."))
+    text = nm.GAP + "e.g. both signed integer"
+    assert not whole.ends_sentence(text, len(nm.GAP + "e.g."))

@@ -419,3 +419,11 @@ def test_vector_words_passes_and_fails():
     assert "16 4-bit vectors (64 bits) in a .b32 register of 32 bits" in vector_words(
         "a `.b32` register containing 16 4-bit vectors")
     assert vector_words("Figure 180 shows the mapping of the metadata bits") is None
+
+
+def test_an_erratum_of_a_stated_sentence_is_said_to_be_of_that_sentence(run):
+    """The errata list, its JSON and the report called the m64nNk64.sp metadata sentence's erratum
+    one of the section's title: every section erratum was a title's."""
+    r = run("errata", os.path.join(SPECS, "m64nNk64.sp.yaml"), "--format", "json")
+    [e] = [e for e in json.loads(r.out)["errata"] if e["printed"] == "16 4-bit vectors"]
+    assert "stated sentence 4" in json.dumps(e) and "title" not in json.dumps(e).replace("subtitle", ""), e
