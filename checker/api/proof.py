@@ -14,8 +14,10 @@ class Proof:
     """
 
     def __init__(self, files: list, results: list, note: str | None):
-        self.files = files  # every file proved: those given and their scope
-        self.results = results
+        # tuples: `ok`, `summary` and `failures` are read off the results whenever asked, so a
+        # caller's append or clear changed what the proof said (clear() made it ok)
+        self.files = tuple(files)  # every file proved: those given and their scope
+        self.results = tuple(results)
         self.scope = note  # what the scope added to the files given, in words (None: nothing)
 
     @property

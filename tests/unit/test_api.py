@@ -290,3 +290,13 @@ def test_an_export_is_of_the_map_loaded_not_of_the_file_as_it_is_later(tmp_path,
     monkeypatch.chdir(ROOT)
     assert b.to_cute() == before and b.cell(1, 0) == checker.load(os.path.join(SPECS, "m16n8k256.yaml")).fragment(
         "B.b1").cell(1, 0)
+
+
+def test_a_proof_s_results_are_what_it_proved():
+    """`ok`, `summary` and `failures` are read off `.results` when asked: a list let a caller's
+    clear() make a failing proof ok, and an append make `failures` raise AttributeError."""
+    p = checker.prove(os.path.join(SPECS, "m8n8k32.yaml"), jobs=1)
+    assert isinstance(p.results, tuple) and isinstance(p.files, tuple) and p.ok
+    with pytest.raises(AttributeError):
+        p.results.append(1)
+    assert len(p) == len(p.results) and list(p) == list(p.results)
