@@ -334,3 +334,18 @@ def test_the_solver_budget_is_a_runs_not_the_processs(run, monkeypatch):
     with solver.run_budget():  # an outer run that has spent its budget: the inner one has nothing left
         monkeypatch.setattr(solver, "_spent", solver.TOTAL_BUDGET_S)
         assert checker.prove(spec).summary["unknown"] > 0
+
+
+def test_the_solver_budget_is_spent_in_cpu_time_not_the_clock_s(monkeypatch):
+    """The run's 120 s was measured by the clock: on a machine other jobs load, a large but honest
+    question could run out of it and come back undecided. A query charges the process's CPU time."""
+    import time
+
+    from checker.smt import solver
+
+    clock = iter(range(0, 10 ** 6, 1000))  # a clock that says 1000 s go by in each query
+    monkeypatch.setattr(time, "perf_counter", lambda: float(next(clock)))
+    with solver.run_budget():
+        for _ in range(3):
+            assert solver._solve("(assert true)\n", (), solver.RLIMIT).status == "sat"
+        assert solver._spent < 1.0  # three trivial queries: milliseconds of CPU
