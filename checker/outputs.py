@@ -93,10 +93,14 @@ def write_text(path: str, text: str, option: str) -> None:
     write_bytes(path, text.encode("utf-8"), option)
 
 
-def write_bytes(path: str, data: bytes, option: str) -> None:
-    """Write `data` to the file `path`; what the system refuses is a UsageError."""
+def write_bytes(path: str, data: bytes, option: str, follow_links: bool = True) -> None:
+    """Write `data` to the file `path`; what the system refuses is a UsageError. `follow_links`
+    False: a link at `path` is refused, not written through (a folder in a checkout, whose files a
+    pull request writes, may hold one planted to a file outside it)."""
+    opener = _nonblocking if follow_links else (
+        lambda p, flags: _nonblocking(p, flags | getattr(os, "O_NOFOLLOW", 0)))
     try:
-        with open(path, "wb", opener=_nonblocking) as fh:
+        with open(path, "wb", opener=opener) as fh:
             kind = _not_writable_kind(os.fstat(fh.fileno()).st_mode)
             if kind:
                 _fail(option, path, f"is {kind}, not a regular file")
@@ -104,6 +108,8 @@ def write_bytes(path: str, data: bytes, option: str) -> None:
                 os.set_blocking(fh.fileno(), True)
             fh.write(data)
     except OSError as exc:
+        if not follow_links and os.path.islink(path):  # O_NOFOLLOW answers ELOOP
+            _fail(option, path, "is a symbolic link, not a regular file")
         try:  # a FIFO with no reader answers ENXIO: say what it is
             kind = _not_writable_kind(os.stat(path).st_mode)
         except OSError:

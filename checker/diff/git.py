@@ -121,9 +121,14 @@ def diff_base(rev: str, paths: list, spec_files, jobs: int = 1, scoped: bool = F
         if why is not None:
             raise SpecError(_located(rev, rel), f"git lists {why}; the revision is refused")
 
+    def under_folder(rel: str) -> bool:  # under a folder given: diffed whatever it is
+        return any(f in (".", "") or rel == f or rel.startswith(f + "/") for f in folders)
+
+    def beside(rel: str) -> bool:  # beside a named file: diffed where a scope names it
+        return posixpath.dirname(rel) in homes
+
     def wanted(rel: str) -> bool:
-        return posixpath.dirname(rel) in homes or any(f in (".", "") or rel == f or rel.startswith(f + "/")
-                                                        for f in folders)
+        return beside(rel) or under_folder(rel)
 
     # as spec_files does now: the untranscribed list is no spec (checker verbatim reads it)
     then = [f for f in listed if f.endswith((".yaml", ".yml")) and not is_untranscribed_file(f) and wanted(f)]
@@ -139,7 +144,7 @@ def diff_base(rev: str, paths: list, spec_files, jobs: int = 1, scoped: bool = F
                 placed[rel] = _place(tmp, rev, rel, _blob(rev, rel, top))
             except SpecError as exc:
                 errors[rel] = exc
-        selected = set(now) | {rel for rel in then if not scoped or not wanted_by_home(rel, homes, folders)}
+        selected = set(now) | {rel for rel in then if not scoped or under_folder(rel)}
         if scoped:
             from checker.scope import widen
 
@@ -165,10 +170,3 @@ def diff_base(rev: str, paths: list, spec_files, jobs: int = 1, scoped: bool = F
             out.append((old, new, new or here, f"{rev}:{rel}", error, os.path.dirname(here)))
         # once every file is fetched: a diff proves the file's scope, which reads the files beside it
         return [diff_files(*args, jobs=jobs, folder=folder) for *args, folder in out]
-
-
-def wanted_by_home(rel: str, homes: list, folders: list) -> bool:
-    """Whether `rel` was listed only as a sibling of a named file (diffed where a scope names it),
-    not as a file under a folder given (diffed whatever it is)."""
-    in_folder = any(f in (".", "") or rel == f or rel.startswith(f + "/") for f in folders)
-    return posixpath.dirname(rel) in homes and not in_folder

@@ -18,13 +18,13 @@ import hashlib
 import io
 import json
 import os
-import stat
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from checker.bounded import SHOWN, shown
 from checker.errors import SourceSpan, SpecError, UsageError
+from checker.outputs import write_bytes
 from checker.spec.validation import explained, valid, validator
 
 FORMAT = "ptx-fragment-checker/probe-dump"
@@ -90,44 +90,9 @@ def write_json_gz(path: str, doc: dict) -> None:
         os.makedirs(folder, exist_ok=True)
     except OSError as exc:  # --out is checked first (checker/outputs.py); what the system refuses even so
         raise UsageError(f"--out {folder}: cannot write {path} ({(exc.strerror or str(exc)).lower()})") from None
-    _write_file(path, buf.getvalue())
-
-
-def _write_file(path: str, data: bytes) -> None:
-    """Write `data` at `path`, never through a link and never waiting on a FIFO: the output folders
-    are in the checkout, whose files a pull request writes, so a dump's name may be a link planted
-    to a file outside (written through, that file was overwritten) or a FIFO (opened for writing,
-    it waited for a reader forever). Opened with O_NOFOLLOW and non-blocking as checker/outputs.py
-    opens every output, and what it opened looked at again on the descriptor: a link, a FIFO or
-    anything else that is not a regular file is a usage error (exit 2), as for every output path."""
-    from checker.bounded import file_kind
-
-    def refuse(what: str):
-        raise UsageError(f"--out {path}: {what}")
-
-    flags = (os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-             | getattr(os, "O_CLOEXEC", 0))
-    try:
-        fd = os.open(path, flags, 0o666)
-    except OSError as exc:
-        try:  # ELOOP for a link, ENXIO for a FIFO no one reads: say what stands there
-            mode = os.lstat(path).st_mode
-        except OSError:
-            mode = stat.S_IFREG
-        if stat.S_ISLNK(mode):
-            refuse("is a symbolic link, not a regular file")
-        refuse(f"cannot be written ({(exc.strerror or str(exc)).lower()})" if stat.S_ISREG(mode)
-               else f"is {file_kind(mode)}, not a regular file")
-    with os.fdopen(fd, "wb") as fh:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            refuse(f"is {file_kind(mode)}, not a regular file")
-        if hasattr(os, "set_blocking"):  # a regular file: the write goes through whole, not EAGAIN
-            os.set_blocking(fd, True)
-        try:
-            fh.write(data)
-        except OSError as exc:
-            refuse(f"cannot be written ({(exc.strerror or str(exc)).lower()})")
+    # never through a link nor waiting on a FIFO: the output folders are in the checkout, whose files
+    # a pull request writes (a dump's name may be a link planted to a file outside, or a FIFO)
+    write_bytes(path, buf.getvalue(), "--out", follow_links=False)
 
 
 def bad(path: str, message: str) -> SpecError:

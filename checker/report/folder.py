@@ -67,7 +67,7 @@ def write(out: str, outputs: dict) -> list:
 
             write_text(path, text, "--out")  # refuses a FIFO or a device left in the folder
             written.append(rel)
-    for rel in sorted((owned | _owned_on_disk(out)) - set(outputs)):
+    for rel in sorted(owned - set(outputs)):  # left over: the last run wrote it, this one does not
         os.remove(os.path.join(out, rel))
         written.append(rel)
     return written

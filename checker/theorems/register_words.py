@@ -135,8 +135,7 @@ def dotted(types) -> str:
     return ", ".join("." + t for t in sorted(types))
 
 
-# The metadata sentences of sparse wgmma: "a `.b32` register containing eight 4-bit vectors".
-_NUMBERS = {**_NUMBER, "16": 16, "eight": 8, "8": 8, "4": 4, "2": 2, "32": 32}
+# The metadata sentences of sparse wgmma: "a `.b32` register containing eight 4-bit vectors" (or 16)
 VECTORS = re.compile(r"`?\.([bfsu]\d+)`?\s+register containing (\w+) (\d+)-bit vectors\b")
 
 
@@ -147,7 +146,8 @@ def vector_words(sentence: str) -> str | None:
     said = VECTORS.search(sentence)
     if said is None:
         return None
-    kind, count, bits = said.group(1), _NUMBERS.get(said.group(2)), int(said.group(3))
+    word = said.group(2)
+    kind, count, bits = said.group(1), int(word) if word.isdigit() else _NUMBER.get(word), int(said.group(3))
     width = _REGISTER_BITS.get(kind)
     if count is None or width is None:
         return f"says {said.group(0)!r}, a count or register kind this check does not read"
