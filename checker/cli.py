@@ -37,6 +37,8 @@ class _Parser(argparse.ArgumentParser):
             if name.startswith("--") and name not in known:
                 close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
                 hint = f": did you mean {close[0]}?" if close else f" ({parser.prog} --help lists the options)"
+                if name.lower() == "--n" and "--fragment" in known:  # wgmma's N is in the id, not an option
+                    hint = ": a value of N is part of the fragment's id, as in --fragment 'D.float[N=64]'"
                 raise UsageError(f"unknown option {name}{hint}")
         raise UsageError(message)
 
@@ -89,6 +91,8 @@ def main(argv=None, stdout=None, stderr=None) -> int:
         from checker.smt.solver import run_budget  # no z3 import: the module imports it when a query runs
 
         with run_budget():
+            if getattr(args, "output", None) is not None:
+                _not_an_input(args)
             if getattr(args, "output", None) is not None and not getattr(args, "own_output", False):
                 return _to_file(run, args, err)
             return run(args, out, err)
@@ -101,6 +105,19 @@ def main(argv=None, stdout=None, stderr=None) -> int:
     except CheckerError as exc:
         err.write(lines([f"checker: error: {exc}"]))
         return 1
+
+
+def _not_an_input(args) -> None:
+    """--output is none of the files the command reads (checker/outputs.not_an_input)."""
+    from checker import outputs
+
+    inputs = []
+    for a in ("spec", "paths", "triton", "table", "cute_copy", "known_gaps", "references"):
+        given = getattr(args, a, None)
+        inputs += given if isinstance(given, list) else [given]
+    module = getattr(args, "python", None)
+    inputs.append(module.rpartition(":")[0] if isinstance(module, str) else None)
+    outputs.not_an_input(args.output, inputs, "--output")
 
 
 def _to_file(run, args, err) -> int:

@@ -2,23 +2,65 @@
 asked for. A path that does not exist is a usage error."""
 from __future__ import annotations
 
+import difflib
 import os
 
 from checker.errors import UsageError
+
+
+def _walk(top: str):
+    """(folder, files) in os.walk's order (top down, folders sorted, a link to a folder listed but
+    not entered, an unreadable folder skipped), without its recursion: a checkout's folder nested
+    a thousand deep raised RecursionError out of os.walk."""
+    stack = [top]
+    while stack:
+        root = stack.pop()
+        try:
+            with os.scandir(root) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        dirs, names = [], []
+        for e in entries:
+            try:
+                is_dir = e.is_dir()
+            except OSError:
+                is_dir = False
+            (dirs if is_dir else names).append(e)
+        yield root, sorted(e.name for e in names)
+        stack.extend(e.path for e in sorted(dirs, key=lambda e: e.name, reverse=True) if not e.is_symlink())
 
 
 def under(paths, suffixes: tuple) -> list:
     out = []
     for path in paths:
         if os.path.isdir(path):
-            for root, dirs, names in os.walk(path):
-                dirs.sort()
-                out.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(suffixes))
+            for root, names in _walk(path):
+                out.extend(os.path.join(root, n) for n in names if n.endswith(suffixes))
         elif os.path.exists(path):
             out.append(path)
         else:
-            raise UsageError(f"no such file or folder: {path}")
+            guess = _meant(path)
+            raise UsageError(f"no such file or folder: {path}" + (f"; did you mean {guess}?" if guess else ""))
     return out
+
+
+def _meant(path) -> str | None:
+    """The spec file a missing path likely meant: the shape without `.yaml` (`specs/m16n8k16`), the
+    bare shape (`m16n8k16`, with specs/ here), or a near name in its folder (`m16n8k1.yaml`)."""
+    if not isinstance(path, str) or not path or len(path) > 4096:
+        return None
+    for guess in (path + ".yaml", os.path.join("specs", path + ".yaml"), os.path.join("specs", path)):
+        if os.path.isfile(guess):
+            return guess
+    folder, name = os.path.split(path)
+    try:
+        with os.scandir(folder or ".") as entries:
+            names = [e.name for _, e in zip(range(2000), entries) if e.name.endswith((".yaml", ".yml"))]
+    except OSError:
+        return None
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.85)
+    return os.path.join(folder, close[0]) if close else None
 
 
 RELATIONS_FILE = "relations.yaml"

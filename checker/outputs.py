@@ -67,6 +67,29 @@ def file(path: str, option: str) -> str:
     return path
 
 
+def not_an_input(path: str, inputs, option: str) -> None:
+    """A UsageError where writing `path` would replace an input of the same run (`table SPEC
+    --output SPEC` replaced the spec with its table), or put a YAML file inside a folder of specs
+    the run reads (`prove DIR --output DIR/out.yaml`: the next `prove DIR` read it as a malformed
+    spec)."""
+    target = os.path.abspath(path)
+    for given in inputs:
+        if not isinstance(given, str) or not given:
+            continue
+        if os.path.isdir(given):
+            inside = os.path.commonpath([os.path.abspath(given), target]) == os.path.abspath(given)
+            if inside and target.endswith((".yaml", ".yml")):
+                _fail(option, path, f"is a YAML file inside {given}, which this command reads: the next run would "
+                      "read it too; write it elsewhere")
+        elif os.path.exists(path) and os.path.exists(given):
+            try:
+                same = os.path.samefile(path, given)
+            except OSError:
+                same = False
+            if same:
+                _fail(option, path, "is an input of this command: writing it would replace it")
+
+
 def folder(path: str, option: str) -> str:
     """`path`, if it is a folder that can be written or one that can be made; a UsageError
     otherwise."""
@@ -88,9 +111,10 @@ def folder(path: str, option: str) -> str:
     return path
 
 
-def write_text(path: str, text: str, option: str) -> None:
-    """Write `text` to the file `path`; what the system refuses is a UsageError."""
-    write_bytes(path, text.encode("utf-8"), option)
+def write_text(path: str, text: str, option: str, follow_links: bool = True) -> None:
+    """Write `text` to the file `path`; what the system refuses is a UsageError (`follow_links`:
+    as write_bytes takes it)."""
+    write_bytes(path, text.encode("utf-8"), option, follow_links)
 
 
 def write_bytes(path: str, data: bytes, option: str, follow_links: bool = True) -> None:

@@ -69,12 +69,18 @@ class Spec:
     def errata(self) -> tuple:
         """Every erratum the spec declares (section titles, "same as" sentences, fragments,
         figure-only fragments), in file order. `checker.prove` confirms each one."""
-        out = []
+        out, seen = [], set()
         for s in self._model.sections:
             owners = [("title", e) for e in s.errata] + [("same as", e) for x in s.same_as for e in x.errata]
             owners += [(f.id, e) for f in s.fragments + s.figures_only for e in f.errata]
-            out += [Erratum(subject, e.field, e.printed, e.value.text, tuple(e.breaks), e.kind,
-                            " ".join(e.erratum.split()), str(e.span)) for subject, e in owners]
+            for subject, e in owners:
+                # a fragment with a parameter is one instance per value (D.float[N=8] .. [N=256]), each
+                # carrying the erratum its spec declares once: named, as `checker errata` does, at the first
+                if (e.field, str(e.span)) in seen:
+                    continue
+                seen.add((e.field, str(e.span)))
+                out.append(Erratum(subject, e.field, e.printed, e.value.text, tuple(e.breaks), e.kind,
+                                   " ".join(e.erratum.split()), str(e.span)))
         return tuple(out)
 
     @property

@@ -7,7 +7,8 @@ import re
 
 from checker import outputs
 from checker.bounded import shown
-from checker.commands.common import add_fragment, add_specs, check_inputs, check_outputs, command, load_fragment
+from checker.commands.common import (add_fragment, add_specs, check_inputs, check_outputs, command, integer,
+                                     load_fragment)
 from checker.errors import UsageError
 
 NAME = "compare"
@@ -41,6 +42,11 @@ def add(sub) -> None:
                     help="m8n8k4 .f16: compare with MMA computation N's lanes (the thread index is the position "
                          "among them, CuTe's SM70 quad-pair numbering), or each in turn (all); default: the "
                          "whole warp, the thread index is the lane")
+    cp.add_argument("--grid", action="store_true",
+                    help="draw your layout as `checker table` draws the spec's, each cell where the spec puts "
+                         "another element marked * (text only)")
+    cp.add_argument("--band", type=integer, default=16, metavar="N",
+                    help="with --grid: columns per band (default: 16; 0: the whole width in one)")
     cp.add_argument("--format", choices=["text", "json"], default="text")
     cp.add_argument("--output", metavar="FILE", help="write the result here instead of stdout")
     cp.set_defaults(own_output=True)
@@ -69,7 +75,7 @@ def candidate(args, frag):
 
         return load_copy_atom(args.cute_copy)
     if args.triton is not None:
-        return inputs.triton(args.triton)
+        return inputs.triton(args.triton, frag)
     if args.table is not None:
         return inputs.table(args.table)
     return inputs.function(args.python)
@@ -82,6 +88,11 @@ def run(args, out, err) -> int:
 
     check_outputs(args)
     check_inputs(args)
+    if args.grid and args.format == "json":
+        raise UsageError("--grid draws a picture in the text output; --format json gives the data (checker table "
+                         "--format json is the spec's side)")
+    if args.band < 0:
+        raise UsageError("--band takes 0 (no bands) or a number of columns")
     spec, frag = load_fragment(args.spec, args.fragment)
     comp = _computation(args, frag)
     cand = candidate(args, frag)
@@ -94,6 +105,12 @@ def run(args, out, err) -> int:
         text = json.dumps(result.to_json() | {"equal_with": others}, indent=1) + "\n"
     else:
         text = render_text(result, hint(frag, comp, others, result.equal))
+        if args.grid:
+            from checker.compare.picture import grids
+            from checker.spec.reading import materialize
+            from checker.terminal import lines
+
+            text += lines(grids(frag, materialize(frag), cand, comp, args.band))
     if args.output:
         outputs.write_text(args.output, text, "--output")
     else:

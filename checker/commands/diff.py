@@ -50,6 +50,7 @@ def run(args, out, err) -> int:
                 # for a typo
                 raise UsageError(f"not a spec file: {p} (a folder or a special file)" if os.path.exists(p)
                                  else f"no such file: {p}")
+        _one_file_twice(*args.paths)
         diffs = flatten([diff_pair(args.paths[0], args.paths[1], args.jobs)])
     if args.format == "json":
         report = json.dumps(render.as_json(diffs), indent=1) + "\n"
@@ -67,3 +68,34 @@ def run(args, out, err) -> int:
     refused = list(dict.fromkeys(m for d in diffs if d.status != "removed" for m in d.refused))
     err.write("".join(f"{m}\n" for m in refused))
     return 3 if refused else 1 if any(d.worse for d in diffs) else 0
+
+
+def _one_file_twice(old: str, new: str) -> None:
+    """OLD and NEW are two versions of one file, or a UsageError: two different specs were diffed as
+    an edit (OLD judged under NEW's name, "rename the file to m8n8k32.yaml" said of a file of that
+    name, exit 0), a spec against a relations file said "modified", and the list of untranscribed
+    figures was diffed as a spec."""
+    from checker.errors import SpecError
+    from checker.files import is_relations_file, is_untranscribed_file
+    from checker.spec.yamlload import load
+
+    for p in (old, new):
+        if is_untranscribed_file(p):
+            raise UsageError(f"{p} is no spec: it lists the figures no spec transcribes (checker verbatim reads it)")
+    if is_relations_file(old) != is_relations_file(new):
+        kind = {True: "a relations file", False: "a spec"}
+        raise UsageError(f"diff compares two versions of one file: {old} is {kind[is_relations_file(old)]}, "
+                         f"{new} {kind[is_relations_file(new)]}")
+    if is_relations_file(new):
+        return
+    shape = os.path.splitext(os.path.basename(new))[0]
+    try:
+        value = load(old).value
+    except SpecError:
+        return  # the old version's own error, listed by the diff: mending a broken spec must pass
+    was = value.get("shape") if isinstance(value, dict) else None
+    # OLD a whole spec of another instruction, named for it; an old version whose shape is a slip
+    # (`m8n8k3` in m8n8k32.yaml) is that version's error, listed, so that the edit mending it passes
+    if isinstance(was, str) and was == os.path.splitext(os.path.basename(old))[0] and was != shape:
+        raise UsageError(f"diff compares two versions of one spec: {old} is {was[:40]!r}, {new} is {shape!r} "
+                         "(to compare two instructions' layouts, checker table each)")

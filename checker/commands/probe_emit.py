@@ -60,12 +60,12 @@ def emit(args, out, mma_paths: list | None = None, moving: dict | None = None, w
         geo = geometries(v)
         imgs = dict(imgs, D=execute(v, imgs["A"], imgs["B"], imgs["C"], geo))
         files = {"ptx": f"{name}.ptx"}
-        outputs.write_text(os.path.join(where, files["ptx"]), generate(v, sm), "--emit-ptx")
+        outputs.write_text(os.path.join(where, files["ptx"]), generate(v, sm), "--emit-ptx", follow_links=False)
         for op in "ABCD":
             files[op] = f"{name}.{op}.bin" if op != "D" else f"{name}.D.expected.bin"
             dtype = np.dtype("<u4" if geo[op].reg_bits == 32 else "<u8")
             image = np.ascontiguousarray(imgs[op].astype(dtype)).tobytes()
-            outputs.write_bytes(os.path.join(where, files[op]), image, "--emit-ptx")
+            outputs.write_bytes(os.path.join(where, files[op]), image, "--emit-ptx", follow_links=False)
         manifest.append({
             "instruction": v.instruction, "variant": v.id, "spec": path.replace(os.sep, "/"), "kernel": name,
             "ptx": files["ptx"], "target": f"sm_{sm}", "warps": int(len(imgs["A"])),
@@ -90,12 +90,13 @@ def emit(args, out, mma_paths: list | None = None, moving: dict | None = None, w
     command = " ".join(["checker probe", *args.paths, "--emit-ptx", args.emit_ptx]
                        + (["--arch", args.arch] if args.arch else []) + (["--seed", str(args.seed)] if args.seed else []))
     if manifest:
-        outputs.write_text(os.path.join(where, "manifest.json"), json.dumps(manifest, indent=1) + "\n", "--emit-ptx")
+        outputs.write_text(os.path.join(where, "manifest.json"), json.dumps(manifest, indent=1) + "\n", "--emit-ptx",
+                           follow_links=False)
         from checker.report.markdown import code
 
         # the paths are the user's: a code span they cannot close, on one line
         outputs.write_text(os.path.join(where, "README.md"), README.format(command=code(command), ptx=PTX_VERSION),
-                           "--emit-ptx")
+                           "--emit-ptx", follow_links=False)
     if args.format == "json":
         json.dump({"folder": where, "kernels": [m["kernel"] for m in manifest + moved + wg], "skipped": skipped}, out,
                   indent=1)

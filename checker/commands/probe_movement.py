@@ -163,7 +163,7 @@ def emit(subjects: dict, where: str, wanted: str | None, seed: int) -> list:
     manifest = []
     for s in subjects.values():
         target, note = _target_for(s, wanted)
-        outputs.write_text(os.path.join(where, s.kernel + ".ptx"), ptx_of(s, target), "--emit-ptx")
+        outputs.write_text(os.path.join(where, s.kernel + ".ptx"), ptx_of(s, target), "--emit-ptx", follow_links=False)
         probe = inputs(s, seed)
         arrays = {n: (a, "in") for n, a in probe.arrays.items()}
         if s.predictable:
@@ -173,7 +173,7 @@ def emit(subjects: dict, where: str, wanted: str | None, seed: int) -> list:
             a = np.asarray(a)
             fname = f"{s.kernel}.{name}{'.expected' if kind == 'expected' else ''}.bin"
             outputs.write_bytes(os.path.join(where, fname), a.astype("<u1" if a.dtype == np.uint8 else "<u4").tobytes(),
-                                "--emit-ptx")
+                                "--emit-ptx", follow_links=False)
             files[name + (".expected" if kind == "expected" else "")] = {
                 "file": fname, "dtype": "u8" if a.dtype == np.uint8 else "u32", "shape": list(a.shape)}
         manifest.append({"kernel": s.kernel, "instruction": s.instruction, "ptx": s.kernel + ".ptx", "target": target,
@@ -183,6 +183,7 @@ def emit(subjects: dict, where: str, wanted: str | None, seed: int) -> list:
     # through checker.outputs as the other emitters write: a FIFO or device planted in the folder
     # is refused, not opened (a FIFO with no reader would hang the command)
     outputs.write_text(os.path.join(where, "manifest-movement.json"),
-                       json.dumps(manifest, indent=1, sort_keys=True) + "\n", "--emit-ptx")
-    outputs.write_text(os.path.join(where, "README-movement.md"), README.format(unpacked=UNPACKED[1]), "--emit-ptx")
+                       json.dumps(manifest, indent=1, sort_keys=True) + "\n", "--emit-ptx", follow_links=False)
+    outputs.write_text(os.path.join(where, "README-movement.md"), README.format(unpacked=UNPACKED[1]), "--emit-ptx",
+                       follow_links=False)
     return manifest

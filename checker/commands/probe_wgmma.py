@@ -124,7 +124,7 @@ def emit(vs: list, where: str) -> list:
     manifest = []
     for v in vs:
         name = wx.kernel_name(v)
-        outputs.write_text(os.path.join(where, name + ".ptx"), wx.generate(v), "--emit-ptx")
+        outputs.write_text(os.path.join(where, name + ".ptx"), wx.generate(v), "--emit-ptx", follow_links=False)
         manifest.append({"instruction": v.instruction, "spec": v.spec, "kernel": name, "ptx": name + ".ptx",
                          "target": wx.TARGET, "ptx_version": v.ptx_version, "a_source": v.a_source,
                          "threads": wx.THREADS, "parameters": list(wx.PARAMS), "d_registers": v.d_registers,
@@ -133,7 +133,7 @@ def emit(vs: list, where: str) -> list:
                          "warps": wx.THREADS // 32})
     if manifest:
         outputs.write_text(os.path.join(where, "wgmma-manifest.json"), json.dumps(manifest, indent=1) + "\n",
-                           "--emit-ptx")
+                           "--emit-ptx", follow_links=False)
     return manifest
 
 

@@ -14,7 +14,7 @@ def add(sub) -> None:
     ta = command(sub, NAME, "the layouts as a grid, or as data with --format json",
                  "Draw each fragment as the document's figures do: the matrix as a grid, `T<lane>:<element>` "
                  "in each cell, one grid per MMA computation. Wide fragments are drawn in bands of --band "
-                 "columns. --format json gives the same as data: entries [lane, i, row, col], from the "
+                 "columns. --format json gives the same as data: entries [lane, i, row, col] (a warpgroup's thread 0..127, not the lane, for wgmma), from the "
                  "reading the checker proves (not the printed text).",
                  ["checker table specs/m16n8k16.yaml --fragment C.float",
                   "checker table specs/m16n8k256.yaml --fragment A.b1 --band 8",

@@ -22,6 +22,7 @@ def add(sub) -> None:
 
 def run(args, out, err) -> int:
     from checker.spec.checked import load_checked
+    from checker.spec.lookup import listing
     from checker.files import is_relations_file
     from checker.terminal import lines
     from checker.theorems.relations import load_relations
@@ -38,11 +39,15 @@ def run(args, out, err) -> int:
                 continue
             spec = load_checked(f)  # the gate every command passes a spec through
             # counted as `checker prove` counts them: with formulas and given only as figures
-            drawn = sum(len(s.figures_only) for s in spec.sections)
-            report.append({"spec": f, "ok": True, "fragments": len(spec.fragments()) + drawn, "figures_only": drawn})
+            drawn = [x.id for s in spec.sections for x in s.figures_only]
+            ids = list(dict.fromkeys(x.id for x in spec.fragments()))
+            # the ids too: every `--fragment ID` help sends the reader here for them
+            report.append({"spec": f, "ok": True, "fragments": len(spec.fragments()) + len(drawn),
+                           "figures_only": len(drawn), "ids": ids, "figures_only_ids": drawn})
             if args.format == "text":
-                shown = f", {drawn} given only as figures" if drawn else ""
-                out.write(lines([f"{f}: ok ({report[-1]['fragments']} fragments{shown})"]))
+                shown = f", {len(drawn)} given only as figures" if drawn else ""
+                only = f"; figures only: {', '.join(drawn)}" if drawn else ""
+                out.write(lines([f"{f}: ok ({report[-1]['fragments']} fragments{shown}): {listing(spec)}{only}"]))
         except SpecError as exc:
             worst = 3
             report.append({"spec": f, "ok": False, "location": str(exc.span), "message": exc.message})

@@ -120,9 +120,12 @@ def _export_text(text: str, path: str) -> tuple:
     return out, offsets
 
 
-def triton(path: str) -> candidates.Bases:
+def triton(path: str, fragment=None) -> candidates.Bases:
     """Linear-layout bases over (row, col): a JSON object with register/lane/warp (or Triton's
-    reg_bases/lane_bases/warp_bases/block_bases), or the text `checker export --to triton` writes."""
+    reg_bases/lane_bases/warp_bases/block_bases), or the text `checker export --to triton` writes.
+    `shape` and `out_dims`, where given, must say what the bases are read as (the fragment's rows
+    and cols, in that order): they were accepted and ignored, so bases given as (col, row) with
+    `out_dims: [col, row]` were proved equal read as (row, col)."""
     text = _read(path)
     if text.lstrip().startswith("{"):
         try:
@@ -139,6 +142,7 @@ def triton(path: str) -> candidates.Bases:
         if k not in known:
             raise SpecError(_where(text, path, offsets.get(k, 0)), f"unknown key {k!r}; expected "
                             "register/reg_bases, lane/lane_bases, warp/warp_bases, block/block_bases, shape")
+    _read_as(obj, text, path, offsets, fragment)
     bases = {}
     for dim, names in _KEYS.items():
         given = [n for n in names if n in obj]
@@ -157,6 +161,24 @@ def triton(path: str) -> candidates.Bases:
         raise SpecError(_where(text, path, offsets.get("block_bases", offsets.get("block", 0))),
                         "block bases: a fragment is held within one block; give none")
     return candidates.Bases(bases["register"], bases["lane"] + bases["warp"], len(bases["lane"]))
+
+
+def _read_as(obj: dict, text: str, path: str, offsets: dict, fragment) -> None:
+    """`out_dims` and `shape` agree with how the bases are read, or a located SpecError."""
+    if "out_dims" in obj and obj["out_dims"] not in (["row", "col"], ["dim0", "dim1"]):
+        raise SpecError(_where(text, path, offsets.get("out_dims", 0)),
+                        f"out_dims: the bases are read as (row, col), Triton's (dim0, dim1); found "
+                        f"{json.dumps(obj['out_dims'])[:40]}")
+    if "shape" not in obj:
+        return
+    shape = obj["shape"]
+    if not (isinstance(shape, list) and len(shape) == 2 and all(type(x) is int and x > 0 for x in shape)):
+        raise SpecError(_where(text, path, offsets.get("shape", 0)),
+                        f"shape: expected [rows, cols], two positive integers, found {json.dumps(shape)[:40]}")
+    if fragment is not None and shape != [fragment.rows, fragment.cols]:
+        raise SpecError(_where(text, path, offsets.get("shape", 0)),
+                        f"shape: {json.dumps(shape)} is not {fragment.id}'s [{fragment.rows}, {fragment.cols}] "
+                        "(rows, cols)")
 
 
 def _bases(value, text, path, offset, key) -> tuple:
@@ -288,8 +310,8 @@ def _load_file(path: str, name: str):
 
 def from_function(fn, threads: int, elements: int, source: str) -> candidates.Table:
     """The function over the fragment's domain, as a table; None from it means "holds nothing"."""
-    code = getattr(fn, "__code__", None)
-    at = SourceSpan(code.co_filename, code.co_firstlineno, 1) if code is not None else None
+    code = _code_of(fn)
+    at = SourceSpan(code.co_filename, code.co_firstlineno, 1) if code is not None else _home(fn, source)
     entries = {}
     for t in range(threads):
         for i in range(elements):
@@ -310,6 +332,28 @@ def from_function(fn, threads: int, elements: int, source: str) -> candidates.Ta
                                 f"integers in 0..{candidates.MAX_COORD - 1}, or None")
             entries[(t, i)] = cell
     return candidates.Table(entries, f"the function {source}")
+
+
+def _code_of(fn):
+    """The code that runs when fn is called: a function's own, a callable object's __call__, a
+    functools.partial's function (each of them the user's, where a location is theirs to read)."""
+    import types
+
+    for candidate in (fn, getattr(type(fn), "__call__", None), getattr(fn, "func", None)):
+        code = getattr(candidate, "__code__", None)
+        if isinstance(code, types.CodeType):
+            return code
+    return None
+
+
+def _home(fn, source: str) -> SourceSpan:
+    """Where to say a function without Python code of its own (a builtin such as math.gcd) is:
+    its module's file where it has one, else the name it was given by."""
+    import sys
+
+    name = getattr(fn, "__module__", None)
+    path = getattr(sys.modules.get(name if isinstance(name, str) else ""), "__file__", None)
+    return SourceSpan(path if isinstance(path, str) else f"--python {name}:{source}"[:200], 1, 1)
 
 
 def _raised_at(exc, filename, default):

@@ -35,8 +35,11 @@ class SpecDiff:
 
     @property
     def worse(self) -> bool:
+        # a proof that is gone is worse too: deleting the relation that pinned a reading and then
+        # editing the reading passed, the relation's PROVED -> (absent) listed but counted as nothing
         return self.status != "removed" and (bool(self.refused) or any(
-            new is not None and new not in GOOD and (old is None or old in GOOD) for _, old, new in self.verdicts))
+            (new is not None and new not in GOOD and (old is None or old in GOOD)) or (new is None and old in GOOD)
+            for _, old, new in self.verdicts))
 
 
 # verdicts that pass: a confirmed erratum and a refutation the spec declares are what the spec says
@@ -67,7 +70,10 @@ def _verdicts(path, jobs: int = 1) -> dict:
         return {}
     from checker.scope import widen
 
-    return _verdicts_of(widen([path]).files, jobs)
+    # a failed equation between the edited spec and one its scope brought in is pointed at the
+    # edited side, as `prove` of the edited file points it (commands/prove.py): the diff is of
+    # that file's edit, and a location in a file the edit did not touch hides where it went wrong
+    return _verdicts_of(widen([path]).files, jobs, {os.path.splitext(os.path.basename(path))[0]})
 
 
 def _survivors(old: str, folder: str) -> list:
@@ -84,9 +90,12 @@ def _survivors(old: str, folder: str) -> list:
     return out
 
 
-def _verdicts_of(files: list, jobs: int = 1) -> dict:
+def _verdicts_of(files: list, jobs: int = 1, edited=None) -> dict:
+    from checker.theorems.relations import toward
+
     out: dict = {}
-    for r in prove_paths(files, Options(jobs=jobs)) if files else ():
+    results = prove_paths(files, Options(jobs=jobs)) if files else []
+    for r in toward(results, edited) if edited else results:
         mine = out.setdefault(os.path.basename(r.spec), {})
         key, n = _key(r), 1
         while key in mine:  # two sentences or rows of one subject: numbered in the results' order

@@ -15,6 +15,9 @@ from checker.spec.yamlload import MAX_BYTES
 
 GIT_TIMEOUT_S = 30
 GIT_LISTING_MAX = 16 << 20  # bytes of a git listing (ls-tree, rev-parse); a spec itself: MAX_BYTES
+# folders in a listed path: an old version's folders are made (os.makedirs) and removed
+# (shutil.rmtree) one call deeper per folder, and a path 1,100 folders deep raised RecursionError
+MAX_PATH_DEPTH = 64
 
 
 def _git(args, cwd, limit: int = GIT_LISTING_MAX) -> bytes:
@@ -56,6 +59,8 @@ def _unsafe(rel: str) -> str | None:
         return "an absolute path"
     if any(part in ("", ".", "..") for part in rel.split("/")):
         return "a path with an empty, '.' or '..' component"
+    if rel.count("/") >= MAX_PATH_DEPTH:
+        return f"a path nested deeper than {MAX_PATH_DEPTH} folders"
     return None
 
 

@@ -30,7 +30,7 @@ def _check(reading) -> tuple[str, dict | None]:
                 else:
                     j = next(j for j in range(n) if names[j] != expected[j])
                     msg = f"table row {k + 1}: element {j + 1} is {names[j]!r} where {expected[j]!r} is expected"
-                return REFUTED, {"message": msg, "location": str(row.elements.span(0))}
+                return REFUTED, {"message": msg, "location": _list_location(reading, k, row)}
         for t in row.types:
             bits, reg = max(model.TYPE_BITS[t], row.container_bits or 0), model.KIND_BITS[row.kind]
             per = reg // bits if reg % bits == 0 else None
@@ -55,6 +55,18 @@ def _check(reading) -> tuple[str, dict | None]:
         return REFUTED, {"message": f"{t.count} {t.unit}s x {n} elements do not hold the {f.rows * f.cols} elements of a "
                                       f"{f.rows}x{f.cols} {f.operand}", "location": str(f.table[0].span)}
     return PROVED, None
+
+
+def _list_location(reading, k: int, row) -> str:
+    """Where row k's element list is read from: the printed cell, or the erratum's value where
+    that gives the list (an empty cell has no printed text to point at), so the message points at
+    the list that was read, never at a cell that is not there."""
+    from checker.spec.reading import element_sources
+
+    text = element_sources(reading.fragment, reading.reverted)[k]
+    if text is not None and text.text:
+        return str(text.span(0))
+    return str(row.elements.span(0)) if row.elements is not None else str(row.span)
 
 
 def _sparse(f, n: int) -> tuple[str, dict | None]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from checker.bounded import shown
 from checker.errors import SpecError
+from checker.spec.model import named_types
 
 
 def check(spec) -> None:
@@ -82,6 +83,8 @@ def unresolved(same, resolve, spec=None) -> list:
                                f"{' or '.join(same.operands)}, found operand {frag.operand}"))
         elif (why := _other_section(same, other, fid)) is not None:
             out.append((where, f"{shown(ref, 60, False)}: {why}"))
+        elif (why := _other_types(same, spec, frag)) is not None:
+            out.append((where, f"{shown(ref, 60, False)}: {why}"))
         else:
             covered.add(frag.operand)
             resolved += 1
@@ -116,6 +119,28 @@ def _other_section(same, other, fid: str) -> str | None:
         return None
     return (f"the sentence names the section {shown(named.title, 80)} of {other.shape}, which has no {fid} "
             f"({shown(', '.join(sorted(ids)), 120, False)})")
+
+
+def _other_types(same, spec, frag) -> str | None:
+    """Why multiplicand fragment `frag` cannot be the one a "same as" sentence means, or None. The
+    sparse section's own A gives the types the mma.sp has (its .atype and .btype are the same
+    kind), and its B "the same as" a fragment of another section is that section's B of those
+    types: m16n8k32's "same as in case of Matrix Fragments for mma.m16n8k32" has a B of .s4/.u4
+    and one of .u8/.s8, and the shape and the section alone let the .s4/.u4 one stand for the
+    sparse .u8/.s8 mma."""
+    if spec is None or frag.operand != "B":
+        return None
+    if named_types(same.printed or ""):
+        return None  # a sentence that names types: the words theorem holds the name to them (at the name, refuted)
+    sec = next((sec for sec in spec.sections if any(x is same for x in sec.same_as)), None)
+    own = {t for f in (sec.fragments if sec is not None else ()) if f.operand == "A" for row in f.table for t in row.types}
+    theirs = {t for row in frag.table for t in row.types}
+    lacking = sorted(own - theirs)
+    if not own or not lacking:
+        return None
+    return (f"the section's A has {', '.join('.' + t for t in sorted(own))}, but {frag.id} has no row of "
+            f"{', '.join('.' + t for t in lacking)} (its types: {', '.join('.' + t for t in sorted(theirs))}): the B "
+            "the sentence means is the one of the section's types")
 
 
 def sentence(same) -> str:

@@ -84,6 +84,12 @@ def _shown(base: str, params: dict) -> str:
         f"{name} = {_values(values)}" for name, values in params.items()) + ")"
 
 
+def listing(spec) -> str:
+    """The ids of a spec's fragments with a formula, each fragment's instances once:
+    `A.f16, D.float[N=...] (N = 8, 16, ..., 256)`."""
+    return ", ".join(_shown(b, params) for b, params in _grouped(spec).items())
+
+
 def unknown(spec, path: str, fid: str, style=typed) -> str:
     """The message for a fragment id `fid` that no fragment of `spec` (read from `path`) has;
     `style` writes an instance the way the reader names one (`typed` or `called`)."""
@@ -119,6 +125,5 @@ def unknown(spec, path: str, fid: str, style=typed) -> str:
             close = difflib.get_close_matches(base, list(groups), n=1, cutoff=0.6)
             if close:
                 hints.append(f"did you mean {_example(close[0], groups[close[0]], style, given)}?")
-    listed = ", ".join(_shown(b, params) for b, params in groups.items())
     return f"{path} has no fragment {shown(fid)}. " + "".join(f"{h[0].upper()}{h[1:]}{'' if h.endswith('?') else '.'} "
-                                                        for h in hints if h) + f"It has {listed}."
+                                                        for h in hints if h) + f"It has {listing(spec)}."

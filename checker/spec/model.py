@@ -1,6 +1,8 @@
 """The typed spec: frozen dataclasses, every value with its file:line:col."""
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 
 from checker.errors import SourceSpan
@@ -11,6 +13,12 @@ TYPE_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s32": 32,
              "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8, "e2m1": 4, "u4": 4, "s4": 4, "b1": 1,
              "b16": 16, "b8": 8}
 KIND_BITS = {"f16x2": 32, "b32": 32, "f32": 32, "s32": 32, "f64": 64, "b64": 64}
+_TYPE = re.compile(r"\.(f16x2|bf16|f16|tf32|f32|f64|e4m3|e5m2|e3m2|e2m3|e2m1|u8|s8|u4|s4|b1|s32|b32|b16|b64)\b")
+
+
+def named_types(text: str) -> set:
+    """The PTX types a text names; a register kind `.f16x2` names `.f16`."""
+    return {m.group(1).replace("f16x2", "f16") for m in _TYPE.finditer(text)}
 
 
 @dataclass(frozen=True)

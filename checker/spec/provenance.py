@@ -41,6 +41,14 @@ def _data() -> dict:
     return out
 
 
+def holding(shape: str, fid: str) -> list:
+    """The stems of the data files that hold an entry of this spec's fragment (the provenance
+    theorems read only those)."""
+    return [stem for stem, value in sorted(_data().items())
+            if any(isinstance(e, dict) and isinstance(e.get("fragment"), dict)
+                   and (e["fragment"].get("spec"), e["fragment"].get("id")) == (shape, fid) for e in value["entries"])]
+
+
 @functools.lru_cache(maxsize=1)
 def _excerpts() -> list:
     """The upstream lines container readings quote (checker/references/excerpts.yaml), read once."""

@@ -50,6 +50,13 @@ def _texts(fragment: model.Fragment, revert):
     return formula, header, elements
 
 
+def element_sources(fragment: model.Fragment, revert=None) -> list:
+    """Each table row's element list as read (its errata applied; `revert`: that one undone), with
+    the file position of every character: the printed cell's, or the erratum value's where one
+    gives the list (an empty cell's erratum), so a message about the list points at the text read."""
+    return _texts(fragment, revert)[2]
+
+
 def header(fragment: model.Fragment) -> str:
     """The table header with its errata applied, without parsing the formula."""
     return _texts(fragment, None)[1].text
@@ -84,8 +91,13 @@ def as_printed(fragment: model.Fragment, k: int) -> Reading:
     refutation of the printed text replays like one of the reading."""
     from checker.errors import UsageError
 
-    if not 1 <= k <= len(fragment.errata):
-        raise UsageError(f"{fragment.id} has {len(fragment.errata)} errata; --as-printed takes 1..{len(fragment.errata)}")
+    n = len(fragment.errata)
+    if not n:
+        raise UsageError(f"{fragment.id} has no erratum: its printed text is the reading; --as-printed asks about "
+                         "a fragment with one (`checker errata` lists them)")
+    if not 1 <= k <= n:
+        raise UsageError(f"{fragment.id} has {n} errat{'um' if n == 1 else 'a'}; --as-printed takes "
+                         + ("1" if n == 1 else f"1..{n}"))
     if fragment.errata[k - 1].words:
         # its printed text changes no layout: the answer would be the reading's, said as the printed one's
         layout = [str(j) for j, e in enumerate(fragment.errata, 1) if not e.words]

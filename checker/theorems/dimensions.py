@@ -14,8 +14,16 @@ from checker.theorems.family import TheoremFamily
 _DIM_NAMES = {"A": ("M", "K"), "B": ("K", "N"), "C": ("M", "N")}
 
 
+# a fragment's results where nothing was decided: its engines disagreed, or its task raised
+_UNDECIDED = ("engines", "fragment")
+
+
 def _proved(fragment_results, fid, props=("defined", "in-range", "covers")) -> tuple:
-    mine = [r for r in fragment_results if r.fragment == fid and r.property in props and not r.erratum]
+    """(every property in `props` of the fragment proved, the results that are not); a fragment
+    whose proof gave no answer (a disagreement of the engines, a question z3 could not be asked)
+    is undecided, as an unknown property is, never refuted."""
+    mine = [r for r in fragment_results if r.fragment == fid and not r.erratum
+            and (r.property in props or (r.property in _UNDECIDED and r.verdict == UNKNOWN))]
     bad = [r for r in mine if r.verdict != PROVED]
     return bool(mine) and not bad, bad
 

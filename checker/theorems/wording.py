@@ -28,18 +28,12 @@ from __future__ import annotations
 import re
 
 from checker.results import PROVED, REFUTED, UNKNOWN, Result
-from checker.spec.model import WORD_CHECKS
+from checker.spec.model import WORD_CHECKS, named_types
 from checker.theorems.family import TheoremFamily
 from checker.theorems.register_words import (EACH, KIND, TOTAL, VECTORS, Located, dotted, register_count,
                                              register_kind, register_words, vector_words)
 
-_TYPE = re.compile(r"\.(f16x2|bf16|f16|tf32|f32|f64|e4m3|e5m2|e3m2|e2m3|e2m1|u8|s8|u4|s4|b1|s32|b32|b16|b64)\b")
 _INTEGER = frozenset({"u8", "s8", "u4", "s4", "b1", "s32"})
-
-
-def named_types(text: str) -> set:
-    """The PTX types a text names; a register kind `.f16x2` names `.f16`."""
-    return {m.group(1).replace("f16x2", "f16") for m in _TYPE.finditer(text)}
 
 
 def types_named(text: str, types, kinds=(), exact: bool = True) -> str | None:

@@ -41,6 +41,7 @@ class Field:
     other_rows: tuple = ()  # HEAD, FORMULA: the first row's Fragment cell as another version prints it
     anywhere: bool = False  # a stated sentence: quoted from whichever section the reading rests on
     figure: str | None = None  # a caption: its figure's number, whose caption in the document it is, whole
+    figures: tuple = ()  # FORMULA: the fragment's figures ("Figure 46"): the block is the one under them
 
     @property
     def text(self) -> str:
@@ -127,7 +128,8 @@ def _fragment(doc, where: tuple, frag: dict, ctx: tuple, out: list, other: tuple
                 _add(doc, out, f"{label} erratum printed", PART, at + ("errata", e, "printed"), ctx)
     _caption(doc, where, frag, name, ctx, out)
     if frag.get("formula") is not None and frag.get("reading") is None:
-        _add(doc, out, f"{name} formula", FORMULA, where + ("formula",), ctx, row=first, other=other)
+        figures = tuple(str(x) for x in frag.get("figures") or () if isinstance(x, str))
+        _add(doc, out, f"{name} formula", FORMULA, where + ("formula",), ctx, row=first, other=other, figures=figures)
     for e, err in enumerate(frag.get("errata") or []):
         if err.get("printed"):
             _add(doc, out, f"{name} erratum printed", PART, where + ("errata", e, "printed"), ctx)
@@ -161,7 +163,8 @@ def _caption(doc, where: tuple, frag: dict, name: str, ctx: tuple, out: list) ->
                          figure=number.group(1) if number else fig.text))
 
 
-def _add(doc, out: list, label: str, kind: str, path: tuple, ctx: tuple, row=None, only=None, other=()) -> None:
+def _add(doc, out: list, label: str, kind: str, path: tuple, ctx: tuple, row=None, only=None, other=(),
+         figures=()) -> None:
     anywhere = path[-2] == "stated"
     node = doc.nodes.get(path)
     if kind == EMPTY:  # nothing to find but the empty cell: pointed at by its key, or its row
@@ -171,4 +174,5 @@ def _add(doc, out: list, label: str, kind: str, path: tuple, ctx: tuple, row=Non
         return
     else:
         source = from_node(node, doc.text, doc.path)
-    out.append(Field(label, kind, source, *ctx, row=row, only=only, other_rows=other, anywhere=anywhere))
+    out.append(Field(label, kind, source, *ctx, row=row, only=only, other_rows=other, anywhere=anywhere,
+                     figures=figures))

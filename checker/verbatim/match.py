@@ -88,7 +88,8 @@ def check(field: F.Field, doc) -> Outcome:
             if loose:
                 return _claimed(field, FOUND, loose, "")
         elif loose:
-            own = "under its own table" if field.kind in (F.HEAD, F.FORMULA) else "in its own row"
+            own = ("under its own table and figure" if field.kind == F.FORMULA and field.figures else
+                   "under its own table" if field.kind in (F.HEAD, F.FORMULA) else "in its own row")
             near = None if field.kind == F.FORMULA else _nearest(field, text, scope)
             return _missing(field, origins, text, near, f"in section {field.section}, but not {own} (of the "
                             f"Fragment cell {shown(field.row, 50)}): found elsewhere in it", loose)
@@ -177,7 +178,7 @@ def _find(field: F.Field, text: str, scope, loose: bool = False) -> list:
                     out.append(Where(f, cell.origins[-1]))
         elif kind == F.FORMULA:
             out += [Where(f, at) for at in _lines(f, text.split("\n"), regs)
-                    if loose or field.row is None or _after_table(f, at, row)]
+                    if loose or field.row is None or (_after_table(f, at, row) and _under_figure(f, at, field.figures))]
         elif field.figure is not None:  # a caption: its figure's in the document, whole
             out += [Where(f, o[0]) for _, cap, o in f.captions if cap == text and o and _inside(o[0], regs)]
         else:
@@ -204,6 +205,19 @@ def _after_table(f, at: int, rows: frozenset) -> bool:
     """Whether the last table before offset `at` holds one of the Fragment cells `rows`."""
     before = [c.table for c in f.cells if c.origins and c.origins[0] < at]
     return bool(before) and any(c.table == before[-1] and c.text in rows for c in f.cells)
+
+
+def _under_figure(f, at: int, figures: tuple) -> bool:
+    """Whether the last figure caption between the last table before offset `at` and `at` is one
+    of the fragment's `figures` (or there is none: a text that prints the block before its
+    figure, or no caption at all). One table can serve two fragments (m8n8k4's A for .row and
+    .col), each with its figure and its block: a block under the other's figure is the other's."""
+    if not figures:
+        return True
+    tables = [c.origins[0] for c in f.cells if c.origins and c.origins[0] < at]
+    since = tables[-1] if tables else -1
+    under = [num for num, _, o in f.captions if o and since < o[0] < at]
+    return not under or any(under[-1] == fig.split()[-1] or fig == f"Figure {under[-1]}" for fig in figures)
 
 
 def _row_found(field: F.Field, scope) -> bool:

@@ -21,7 +21,7 @@ def test_prove_text_lists_errata_and_exits_0(run):
     assert f"replay: checker eval {M256} --fragment A.b1 --lane 0 --i 96 --as-printed 1" in r.out
     assert r.out.rstrip().splitlines()[-1].startswith(
         "24 specs, 209 fragments: 1112 proved, 0 refuted, 0 unknown, 0 spec errors; 39 errata confirmed; "
-        "1 relations file; theorems: 263 proved, 11 refuted as declared, 0 failed")
+        "1 relations file; theorems: 304 proved, 11 refuted as declared, 0 failed")
 
 
 def test_prove_json_contract(run):
@@ -119,7 +119,7 @@ def test_where_as_printed_replays_a_hole_of_the_printed_text(run):
     assert w["as_printed"] == 1 and [(h["lane"], h["i"]) for h in w["holders"]] == [(0, 96), (3, 32)]
     assert not w["unique"]
     bad = run("where", M256, "--fragment", "A.b1", "--row", "8", "--col", "0", "--as-printed", "2")
-    assert bad.code == 2 and "A.b1 has 1 errata; --as-printed takes 1..1" in bad.err
+    assert bad.code == 2 and "A.b1 has 1 erratum; --as-printed takes 1" in bad.err
     r = run("where", os.path.join(SPECS, "m16n8k16.yaml"), "--fragment", "A.f64", "--row", "0", "--col", "0",
             "--as-printed", "1")
     assert r.code == 3 and "does not parse" in r.err and "m16n8k16.yaml:50:44" in r.err

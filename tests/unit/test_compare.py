@@ -452,3 +452,40 @@ def test_hostile_inputs_an_audit_found(run, tmp_path):
     atom.write_text(atom.read_text().replace("65536", "1024").replace("4096", "1024"))
     r = run("compare", ld, "--fragment", "r.x4", "--cute-copy", str(atom))  # the bound itself: decided
     assert r.code == 1 and "differs from the spec at 1247 of 1248 points" in r.out, r.out + r.err
+
+
+def _grid_cells(text: str, rows: int) -> dict:
+    """(row, col) -> cell text of the grid a `--grid` run prints (one band)."""
+    lines = text.splitlines()
+    head = next(k for k, line in enumerate(lines) if line.split() == [str(c) for c in range(len(line.split()))])
+    return {(r, c): cell for r in range(rows) for c, cell in enumerate(lines[head + 1 + r].split()[1:])}
+
+
+def test_grid_draws_the_candidate_and_marks_where_the_spec_differs(run):
+    spec = os.path.join(SPECS, "m16n8k32.yaml")
+    table = json.loads(run("table", spec, "--fragment", "B.i4", "--format", "json").out)[0]
+    holder = {(r, c): f"T{lane}:b{i}" for lane, i, r, c in table["entries"]}
+    right = run("compare", spec, "--fragment", "B.i4", "--cute", "((4,8),8):((64,1),8)", "--grid")  # the fixed trait
+    # CUTLASS's B trait before PR #3140, ((4,8),8):((32,1),8): index t%4*32 + t/4 + v*8 of the 8 x 32 N x K tile
+    wrong = run("compare", spec, "--fragment", "B.i4", "--cute", "((4,8),8):((32,1),8)", "--grid")
+    assert wrong.code == 1
+    cells = _grid_cells(wrong.out, 32)
+    mine: dict = {}
+    for t in range(32):
+        for v in range(8):
+            index = t % 4 * 32 + t // 4 + v * 8
+            n, k = index % 8, index // 8
+            mine.setdefault((k, n), []).append(f"T{t}:b{v}")
+    for (r, c), cell in cells.items():
+        held = mine.get((r, c), [])
+        shown = "." if not held else held[0] + ("!" if len(held) > 1 else "")
+        assert cell == shown + ("*" if held != [holder[(r, c)]] else ""), (r, c, cell, held, holder[(r, c)])
+    assert f"({sum(x.endswith('*') for x in cells.values())} cells)" in wrong.out
+    assert right.code == 0 and "(0 cells)" in right.out
+    assert all(cell == holder[rc] for rc, cell in _grid_cells(right.out, 32).items())
+
+
+def test_grid_is_text_only(run):
+    r = run("compare", os.path.join(SPECS, "m16n8k16.yaml"), "--fragment", "A.f16", "--cute",
+            "((4,8),(2,2,2)):((32,1),(16,8,128))", "--grid", "--format", "json")
+    assert r.code == 2 and "--grid draws a picture in the text output" in r.err

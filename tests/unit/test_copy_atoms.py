@@ -207,3 +207,18 @@ def test_compare_takes_an_atom(run, tmp_path):
     path.write_text(path.read_text().replace("(1,1024)", "(1,1024,3)"))
     r = run("compare", spec, "--fragment", "r.x4", "--cute-copy", str(path))
     assert r.code == 3 and f"{path}:2:" in r.err and "not congruent" in r.err and "Traceback" not in r.err
+
+
+@pytest.mark.parametrize("text", ["((4,8),(2,2,2)):((32,1),(16,8,128))", "(32,(16,8)):(0,(1,256))",
+                                  "((8,4),(64,2)):((1,8),(32,2048))", "(8192,(2,2)):(1,(8192,16384))"])
+def test_a_layouts_tabled_index_is_its_evaluated_index(text):
+    # index() reads each mode's part from a table where the mode is small enough (the copy atoms'
+    # 157,600 evaluations in a catalogue proof), evaluates it where not: both are the layout's map
+    layout = cute.parse(plain(text, SourceSpan("t", 1, 1)))
+    ts = list(range(min(layout.threads, 64))) + [layout.threads - 1, layout.threads, layout.threads + 5]
+    vs = list(range(min(layout.values, 64))) + [layout.values - 1, layout.values, layout.values + 3]
+    for t in ts:
+        for v in vs:
+            assert layout.index(t, v) == cute.evaluate(layout.thread, t) + cute.evaluate(layout.value, v), (t, v)
+    threads, values = layout._parts
+    assert (len(threads) == layout.threads) == (layout.threads <= cute.MAX_TABLED)

@@ -283,3 +283,17 @@ def test_a_non_power_of_two_map_with_no_gf2_inverse_falls_back_to_the_table(run,
             assert (mod.lane(mod.row(t, i), mod.col(t, i)), mod.element(mod.row(t, i), mod.col(t, i))) == (t, i)
     cpp = run("export", spec, "--fragment", "D.float[N=24]", "--to", "cpp")
     assert cpp.code == 0 and "kInverse[64][24]" in cpp.out and "no GF(2) inverse fits the map" in cpp.out
+
+
+def test_a_sparse_exports_header_names_only_functions_it_defines(run):
+    # the CuTe and Triton exports of a sparse A sent the reader to firstcol_of/lastcol_of, which
+    # only the C++ and Python exports define
+    spec = os.path.join(SPECS, "m16n8k32.yaml")
+    for target, defines in (("cpp", True), ("python", True), ("cute", False), ("triton", False)):
+        r = run("export", spec, "--fragment", "A.sp.f16", "--to", target)
+        assert r.code == 0, r.err
+        named = "firstcol_of" in r.out
+        defined = bool(re.search(r"(def|int)\s+firstcol_of\s*\(", r.out))
+        assert named == defines and defined == defines, (target, r.out[:400])
+        if not defines:
+            assert "`checker where` gives the range of A's columns an element lies in" in r.out

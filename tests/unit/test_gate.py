@@ -246,6 +246,7 @@ def test_the_workflow_validates_against_the_github_workflow_schema(tmp_path):
     assert ok.returncode == 0, ok.stdout + ok.stderr
     text = open(wf).read()
     for step in ("checker validate specs/", "checker prove specs/ --no-cache --format sarif", "checker crosscheck specs/ --dumps reports/",
+                 "run: checker conformance\n",
                  "checker report specs/ --out reports --check",
                  "checker mutate specs/ --known-gaps mutation/known-gaps.yaml", "checker diff --base", "upload-sarif", "python -m pytest"):
         assert step in text

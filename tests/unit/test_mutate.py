@@ -226,9 +226,11 @@ def test_a_warpgroup_mutant_that_differs_only_past_warp_0_is_not_equivalent(tmp_
 
 def test_the_stages_are_the_registries(tmp_path, run):
     """The campaign's stages are the property registry's and the theorem families', so a verdict
-    always has its column: a mutant of ldmatrix.m8n8 that only a composition with mma kills (its
-    r.x4 column written in two pieces, the pieces swapped: still a bijection) is counted under
-    `composition`, which a hand-kept list once lacked (KeyError: 'composition')."""
+    always has its column: a mutant of ldmatrix.m8n8 that no property of the fragment kills (its
+    r.x4 column written in two pieces, the pieces swapped: still a bijection) is counted under the
+    first theorem family that does, `provenance` (the CuTe atom its read_from names; the
+    composition with mma kills it too, one stage later); a hand-kept list once lacked such a
+    family (KeyError: 'composition')."""
     from checker.mutate.campaign import ORDER
     from checker.properties import engine_properties
     from checker.theorems.registry import FAMILIES
@@ -247,9 +249,10 @@ def test_the_stages_are_the_registries(tmp_path, run):
     assert r.code == 0, r.err
     outcomes = json.loads(r.out)["specs"][0]["outcomes"]
     assert {o["verdict"] for o in outcomes} <= set(ORDER)
-    composed = [o for o in outcomes if o["verdict"] == "composition"]
-    assert composed and all(o["fragment"] == "r.x4" and o["by"].startswith("ldmatrix.x4/") for o in composed)
-    assert any(o["operator"] == "pieces" for o in composed)
+    assert "composition" in ORDER and ORDER.index("provenance") < ORDER.index("composition")
+    read = [o for o in outcomes if o["verdict"] == "provenance"]
+    assert read and all(o["fragment"] == "r.x4" and o["by"] == "r.x4 read from CuTe SM75_U32x4_LDSM_N" for o in read)
+    assert any(o["operator"] == "pieces" for o in read)
 
 
 # docs/gate.md's worked example: A.f16's row condition of m16n8k16 "simplified" to `i < 4`

@@ -125,9 +125,11 @@ def test_the_theorem_registry_holds_each_instruction_family_to_its_theorems():
     held = {name: tuple(f.name for f in REGISTRY if name in f.holds) for name in INSTRUCTIONS}
     assert {k: v for k, v in held.items() if v} == {
         "mma": ("same-as", "words", "dimensions", "computations", "shared-layout", "packing"),
-        "ldmatrix": ("composition", "containers"), "stmatrix": ("composition",), "movmatrix": ("composition",),
+        "ldmatrix": ("provenance", "composition", "containers"), "stmatrix": ("provenance", "composition"),
+        "movmatrix": ("provenance", "composition"),
         "wgmma": ("words", "warpgroup"), "wgmma.sp": ("same-as", "words", "warpgroup")}
-    assert FAMILIES == ("computations", "shared-layout", "packing", "composition", "containers", "warpgroup")
+    assert FAMILIES == ("computations", "shared-layout", "packing", "provenance", "composition", "containers",
+                        "warpgroup")
     assert all(f.meaning and f.holds and callable(f.prove) for f in REGISTRY)
 
 
@@ -158,4 +160,4 @@ def test_a_new_theorem_family_is_one_module(tmp_path):
                for x in sarif["runs"][0]["results"])
     order = subprocess.run([sys.executable, "-c", "from checker.mutate.campaign import ORDER; print(ORDER)"], cwd=root,
                            env=dict(os.environ, PYTHONPATH=str(root)), capture_output=True, text=True, timeout=60)
-    assert "'packing', 'c-origin', 'composition'" in order.stdout, order.stdout + order.stderr
+    assert "'packing', 'c-origin', 'provenance', 'composition'" in order.stdout, order.stdout + order.stderr

@@ -19,8 +19,9 @@ from checker.theorems.relations import load_relations
 from checker.results import PROVED, REFUTED, UNKNOWN  # noqa: F401 - the engines' verdicts
 
 RELATIONS = os.path.join(SPECS, "relations.yaml")
-THEOREMS = ("dimensions", "computations", "shared-layout", "packing", "relation", "same-as", "words",
-            "composition", "containers", "warpgroup")  # composition: ldmatrix & co. (tests/unit/test_ldmatrix.py);
+THEOREMS = ("dimensions", "computations", "shared-layout", "packing", "relation", "same-as", "words", "provenance",
+            "composition", "containers", "warpgroup")  # provenance, composition: ldmatrix & co.
+# (tests/unit/test_provenance_theorem.py, test_ldmatrix.py);
 # containers: ldmatrix .b8x16 against mma .kind::f8f6f4 (tests/unit/test_containers.py); warpgroup: wgmma (test_wgmma.py)
 
 
