@@ -106,16 +106,25 @@ def run(args, out, err) -> int:
     else:
         text = render_text(result, hint(frag, comp, others, result.equal))
         if args.grid:
-            from checker.compare.picture import grids
-            from checker.spec.reading import materialize
-            from checker.terminal import lines
-
-            text += lines(grids(frag, materialize(frag), cand, comp, args.band))
+            text += _picture(frag, cand, comp, args.band)
     if args.output:
         outputs.write_text(args.output, text, "--output")
     else:
         out.write(text)
     return 0 if result.equal else 1
+
+
+def _picture(frag, cand, comp, band: int) -> str:
+    from checker.compare.picture import grids
+    from checker.report.tables import drawn
+    from checker.spec.reading import materialize
+    from checker.terminal import lines
+
+    drawings, legend = grids(frag, materialize(frag), cand, comp)
+    out = []
+    for heading, grid in drawings:
+        out += ([heading] if heading else []) + drawn(grid, frag.cols, band)
+    return lines(out + [legend])
 
 
 def render_text(result, hints=()) -> str:

@@ -8,11 +8,12 @@ from checker.compare.engine import targets
 from checker.formula.evaluate import cells
 
 
-def grids(fragment, reading, candidate, computation, band: int = 16) -> list:
-    """Lines: one grid per MMA computation compared (one for any other fragment), over the spec's
-    points. A cell shows the thread and element the candidate puts there (its thread numbering),
-    `*` after it where the spec puts another point there or nothing, `.` where the candidate puts
-    nothing (`.*` where the spec puts something), `!` where the candidate puts two points."""
+def grids(fragment, reading, candidate, computation) -> tuple:
+    """([(heading or None, grid)], legend): one grid (rows of cell texts) per MMA computation
+    compared (one for any other fragment), over the spec's points. A cell shows the thread and
+    element the candidate puts there (its thread numbering), `*` after it where the spec puts
+    another point there or nothing, `.` where the candidate puts nothing (`.*` where the spec puts
+    something), `!` where the candidate puts two points."""
     out = []
     letter, n = fragment.letter, reading.n
     for target in targets(fragment, reading, computation):
@@ -33,25 +34,12 @@ def grids(fragment, reading, candidate, computation, band: int = 16) -> list:
                 wrong = held != ([spec[(r, c)]] if (r, c) in spec else [])
                 row.append(text + ("*" if wrong else ""))
             grid.append(row)
-        if target.computation is not None:
-            out.append(f"MMA computation {target.computation} (lanes {', '.join(map(str, lanes))}; T<k> is the "
-                       "k-th of them)")
-        out.extend(_drawn(grid, fragment.cols, band))
-    marked = sum(x.endswith("*") for line in out for x in line.split())
-    out.append(f"each cell: the thread and element your layout puts there; * where the spec puts another "
-               f"({marked} cells), . where yours puts none, ! where yours puts two; the spec's own grid: "
-               f"checker table {fragment.span.file} --fragment {fragment.id}")
-    return out
+        heading = None if target.computation is None else (
+            f"MMA computation {target.computation} (lanes {', '.join(map(str, lanes))}; T<k> is the k-th of them)")
+        out.append((heading, grid))
+    marked = sum(x.endswith("*") for _, grid in out for row in grid for x in row)
+    legend = (f"each cell: the thread and element your layout puts there; * where the spec puts another "
+              f"({marked} cells), . where yours puts none, ! where yours puts two; the spec's own grid: "
+              f"checker table {fragment.span.file} --fragment {fragment.id}")
+    return out, legend
 
-
-def _drawn(grid: list, width_cols: int, band: int) -> list:
-    width = max(len(x) for row in grid for x in row)
-    step = band if band > 0 else width_cols
-    lines = []
-    for c0 in range(0, width_cols, step):
-        cols = range(c0, min(width_cols, c0 + step))
-        if step < width_cols:
-            lines.append(f"columns {cols[0]}..{cols[-1]} of {width_cols}")
-        lines.append("     " + " ".join(f"{c:>{width}}" for c in cols))
-        lines.extend(f"{r:>4} " + " ".join(f"{row[c]:>{width}}" for c in cols) for r, row in enumerate(grid))
-    return lines

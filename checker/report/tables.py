@@ -52,14 +52,20 @@ def _grid(t: dict, letter: str, lanes: set, band: int = 0) -> list:
         if lane in lanes and r is not None and c is not None and 0 <= r < t["rows"] and 0 <= c < t["cols"]:
             cell = f"T{lane}:{letter}{i}"
             grid[r][c] = cell if grid[r][c] == "." else grid[r][c] + "!"
+    return drawn(grid, t["cols"], band)
+
+
+def drawn(grid: list, cols: int, band: int = 0) -> list:
+    """Lines of a grid of cell texts (rows of `cols` cells), right-aligned under column numbers,
+    in bands of `band` columns (0: one band)."""
     width = max(len(x) for row in grid for x in row)
-    step = band if band > 0 else t["cols"]
+    step = band if band > 0 else cols
     lines = []
-    for c0 in range(0, t["cols"], step):
-        cols = range(c0, min(t["cols"], c0 + step))
-        if step < t["cols"]:
-            lines.append(f"columns {cols[0]}..{cols[-1]} of {t['cols']}")
-        lines.append("     " + " ".join(f"{c:>{width}}" for c in cols))
+    for c0 in range(0, cols, step):
+        shown = range(c0, min(cols, c0 + step))
+        if step < cols:
+            lines.append(f"columns {shown[0]}..{shown[-1]} of {cols}")
+        lines.append("     " + " ".join(f"{c:>{width}}" for c in shown))
         for r, row in enumerate(grid):
-            lines.append(f"{r:>4} " + " ".join(f"{row[c]:>{width}}" for c in cols))
+            lines.append(f"{r:>4} " + " ".join(f"{row[c]:>{width}}" for c in shown))
     return lines
