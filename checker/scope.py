@@ -191,7 +191,7 @@ def widen(files: list) -> Scope:
             # a FIFO, a device or a dangling link there is in scope too: proving it says, located,
             # that it is no regular file (it was passed over, and the spec naming it was told only
             # that no spec of that shape is beside it)
-            if os.path.isfile(p) or (os.path.lexists(p) and not os.path.isdir(p)):
+            if os.path.lexists(p) and not os.path.isdir(p):
                 if os.path.abspath(p) not in seen:
                     seen.add(os.path.abspath(p))
                     specs.append(p)

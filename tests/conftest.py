@@ -52,3 +52,20 @@ def expectations(path: str) -> dict:
             key, _, value = raw[2:].partition(":")
             out.setdefault(key.strip(), []).append(value.strip())
     return out
+
+
+@pytest.fixture
+def copy(tmp_path):
+    """specs/ copied; edit(name, old, new) replaces the one occurrence of `old` in that file and
+    returns (its path, the line and column the edit starts at)."""
+    folder = tmp_path / "specs"
+    shutil.copytree(SPECS, folder)
+
+    def edit(name, old, new):
+        path = folder / name
+        text = path.read_text(encoding="utf-8")
+        assert text.count(old) == 1, old
+        path.write_text(text.replace(old, new), encoding="utf-8")
+        before = text[:text.index(old)]
+        return str(path), before.count("\n") + 1, len(before) - before.rfind("\n")
+    return edit

@@ -106,3 +106,14 @@ def test_errata_says_what_failed_located_as_prove_does(run, tmp_path):
     proved = run("prove", mutant).out.splitlines()
     assert all(ln in proved for ln in r.err.splitlines())  # word for word prove's lines
     assert [ln for ln in proved if ": error: " in ln] == [ln for ln in r.err.splitlines() if ": error: " in ln]
+
+
+def test_an_erratum_declaring_a_break_the_printed_text_does_not_make_fails(run, tmp_path):
+    # the other way from the tests above: the erratum declares `defined`, which the printed text keeps
+    path = _narrowed(tmp_path, "defined, injective, covers")
+    r = run("prove", path, "--format", "json")
+    assert r.code == 1
+    results = [x for x in json.loads(r.out)["results"] if x["spec"] == path and x["fragment"] == "A.b1"]
+    (bad,) = [x for x in results if x["property"] == "erratum"]
+    assert bad["verdict"] == "REFUTED" and "the printed text does not break defined" in bad["message"]
+    assert not any(x["erratum"] for x in results)  # nothing of it confirmed

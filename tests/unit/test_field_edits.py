@@ -9,22 +9,6 @@ import pytest
 from conftest import ROOT, SPECS
 
 
-@pytest.fixture
-def copy(tmp_path):
-    folder = tmp_path / "specs"
-    shutil.copytree(SPECS, folder)
-
-    def edit(name, old, new):
-        path = folder / name
-        text = path.read_text(encoding="utf-8")
-        assert text.count(old) == 1, old
-        path.write_text(text.replace(old, new), encoding="utf-8")
-        before = text[:text.index(old)]
-        # the line and column the edit starts at
-        return str(path), before.count("\n") + 1, len(before) - before.rfind("\n")
-    return edit
-
-
 def refused(run, path) -> str:
     """What validate says of an edited spec it refuses (exit 3)."""
     r = run("validate", path)

@@ -1,26 +1,9 @@
 """Plausible wrong edits of the catalogue that the gate once let through, crashed on, or pointed
 at a line the edit did not touch. Each is made in a copy of specs/ and must be refused, with a
 located message, at the edited line."""
-import shutil
-
 import pytest
 
 from conftest import DOCUMENT, SPECS
-
-
-@pytest.fixture
-def copy(tmp_path):
-    folder = tmp_path / "specs"
-    shutil.copytree(SPECS, folder)
-
-    def edit(name, old, new):
-        path = folder / name
-        text = path.read_text(encoding="utf-8")
-        assert text.count(old) == 1, old
-        path.write_text(text.replace(old, new), encoding="utf-8")
-        before = text[:text.index(old)]
-        return str(path), before.count("\n") + 1, len(before) - before.rfind("\n")
-    return edit
 
 
 @pytest.mark.parametrize("spec, old, new, said", [
