@@ -13,7 +13,8 @@ file's text (so every other line stays where it was):
 - a key deleted (a `per_register:`, `pairwise:`, a `same_as` entry's field).
 
 Free prose (`erratum:`, `note:`, `notes:`, `basis:`, `statement:`, `says:`, `rests_on`,
-`url`) is not edited: nothing can check prose. Each mutant goes through the gate as CI runs it on
+`url`) is not edited: nothing can check prose (a relation's `rests_on` figures are held to its
+fragments' figures when the relations file loads: tests/unit/test_relations_rests_on.py). Each mutant goes through the gate as CI runs it on
 the edited file (`checker validate FILE`, `checker prove FILE --no-cache`, whose scope takes in the
 relations and the specs that read it, `checker verbatim FILE --document document/`), in-process
 in a scratch copy of specs/. A mutant that passes all three is a survivor; `--confirm` runs each

@@ -21,7 +21,7 @@ from checker.theorems.family import Asked
 from checker.theorems.registry import of as families_of, spec_theorems
 from checker.theorems.equation import difference, outside, unread
 from checker.scope import focus_of
-from checker.theorems.relations import blame, load_relations, placed
+from checker.theorems.relations import blame, counted, load_relations, placed
 from checker.theorems.run import equation_result
 from checker.theorems.same_as import referee
 
@@ -133,7 +133,7 @@ def prove_relation(path, rel, opts) -> list:
         r = equation_result(eq, opts, path, "relation", rel.id, str(rel.span), expect=rel.expect,
                             holds=rel.statement, fails=fails, witness=rel.witness)
         # at the formula that gives the differing cell, the relation's line as a note
-        r = placed(path, rel, r, focus_of(path))
+        r = counted(rel, placed(path, rel, r, focus_of(path)))
     except SpecError as exc:
         r = load_error(path, exc).but(subject=rel.id)
     return [r.but(detail={"rests_on": list(rel.rests_on)})]

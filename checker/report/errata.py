@@ -32,6 +32,9 @@ class Entry:
     versions: list  # the document versions whose text prints it
     breaks: list = field(default_factory=list)  # [{property, message, counterexample}]
     encodings: dict | None = None  # a formula erratum's reference entries: {reading, printed, neither, note}
+    # the fragment whose section of the spec's page shows it: a parametric fragment's first
+    # instance (D.float[N=8]), where `subject` names the table all instances share (D.float)
+    page_id: str | None = None
 
     @property
     def where(self) -> str:
@@ -57,7 +60,7 @@ def collect(specs: list, results: list, encodings: dict | None = None) -> list:
             owners = [("title" if e.field == "title" else f"stated sentence {e.row + 1}", None, e) for e in sec.errata]
             owners += [("same as", None, e) for same in sec.same_as for e in same.errata]
             for f in sec.fragments + sec.figures_only:
-                owners += [(f.id, f, e) for e in f.errata]
+                owners += [(f.table_id, f, e) for e in f.errata]
             seen = set()
             for subject, f, e in owners:
                 mine = confirmed.get(str(e.span), [])
@@ -66,7 +69,8 @@ def collect(specs: list, results: list, encodings: dict | None = None) -> list:
                 seen.add(str(e.span))
                 out.append(Entry(path, spec.shape, sec.section, list(f.figures) if f is not None else [], subject,
                                  e.field, e.kind, e.printed, e.value.text, " ".join(e.erratum.split()), str(e.span),
-                                 versions, [_broken(r) for r in mine], _encodings(encodings, e)))
+                                 versions, [_broken(r) for r in mine], _encodings(encodings, e),
+                                 f.id if f is not None else None))
     return out
 
 
@@ -97,9 +101,15 @@ def _broken(r) -> dict:
 
 
 def render_json(entries: list) -> str:
-    return json.dumps({"errata": [asdict(e) | {"where": e.where} for e in entries],
+    return json.dumps({"errata": [_public(e) for e in entries],
                        "encodings": ENCODINGS_NOTE,
                        "counts": _counts(entries)}, indent=1) + "\n"
+
+
+def _public(e: Entry) -> dict:
+    out = asdict(e) | {"where": e.where}
+    del out["page_id"]  # the page's anchor, not a fact of the erratum
+    return out
 
 
 def _counts(entries) -> dict:

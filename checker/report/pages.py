@@ -137,8 +137,8 @@ def _subject_link(e) -> str:
     """A fragment's erratum links to the fragment; a title's or a sentence's to the spec's page."""
     if e.subject in ("title", "same as") or e.subject.startswith("stated sentence "):
         return f"{e.subject} ([§{e.section}](@{slug(e.spec)}#errata-of-titles-and-sentences))"
-    # a parametric fragment's instance (D.float[N=8]) is named without its brackets, which would end the link text
-    return f"[{e.subject.replace('[', ' ').replace(']', '')}](@{slug(e.spec)}#{doc.anchor(e.subject)})"
+    # a parametric fragment's table (D.float) is shown in its first instance's section (D.float[N=8])
+    return f"[{e.subject}](@{slug(e.spec)}#{doc.anchor(e.page_id or e.subject)})"
 
 
 def _sum(timings, results):

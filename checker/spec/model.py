@@ -158,6 +158,12 @@ class Fragment:
         """The formula is a reading of a figure (with provenance), not the document's text."""
         return bool(self.forms) or self.figure_reading is not None
 
+    @property
+    def table_id(self) -> str:
+        """The id its table is written under: a parametric fragment's instances (D.f32[N=64]) share
+        one table, whose cells hold for every N, so what is said of a cell names D.f32."""
+        return self.id.split("[", 1)[0] if self.params else self.id
+
     def types_here(self) -> tuple:
         """The types of the rows that exist at this instance's parameter value (wgmma .s32 only at
         some N); every type where the shape has no parameter."""

@@ -8,6 +8,7 @@ hold (for example, which fragments `ldmatrix`'s block layout fits and which it d
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from checker import recording
@@ -18,7 +19,7 @@ from checker.results import REFUTED
 from checker import source
 from checker.spec.reading import materialize
 from checker.spec.witness import declared
-from checker.theorems.equation import MAX_POINTS, Equation, Side, check_names, divisors_nonzero
+from checker.theorems.equation import MAX_POINTS, Equation, Side, check_names, differing, divisors_nonzero
 
 SCHEMA_ID = "ptx-fragment-checker/relations/1"
 _NOT_VARIABLES = {"lane", "row", "col"}
@@ -36,6 +37,8 @@ class Relation:
     span: object
     reach: object = None  # where its points are written (`for:`, else the left element): a part is refuted there
     witness: dict | None = None  # expect refuted: the smallest point it is refuted at ({lane: .., r: ..})
+    differs: int | None = None  # expect refuted: how many points give different cells
+    differs_at: object = None  # where `differs` is written (else the relation's `expect`)
 
 
 class _Resolver:
@@ -109,12 +112,52 @@ def load_relations(path: str, known: dict | None = None, only=None) -> list:
         eq = Equation(r["id"], tuple(variables), tuple(range(lo, hi + 1)), sides[0], sides[1], span)
         for side in sides:
             check_names({v for v, _ in variables}, side)
+        _cited_figures(doc, base, r, sides)
         divisors_nonzero(eq)
         reach = doc.span(base + ("for",)) if r.get("for") else doc.span(base + ("left", "element"))
         witness = declared(r.get("witness"), r["expect"], "relation", lambda key: doc.span(base + ("witness",), key=key),
                            ["lane"] + [v for v, _ in variables])
-        out.append(Relation(r["id"], r["statement"], tuple(r["rests_on"]), r["expect"], eq, span, reach, witness))
+        if "differs" in r and r["expect"] != "refuted":
+            raise SpecError(doc.span(base + ("differs",), key=True),
+                            "a relation expected to hold differs nowhere: differs: goes with expect: refuted")
+        differs_at = doc.span(base + ("differs",) if "differs" in r else base + ("expect",))
+        out.append(Relation(r["id"], r["statement"], tuple(r["rests_on"]), r["expect"], eq, span, reach, witness,
+                            r.get("differs"), differs_at))
     return out
+
+
+_CITED = re.compile(r"\s*(\d+(?:\.\d+)+)\s+Figures?\s+(\d+(?:\s*(?:,|and)\s*\d+)*)")
+
+
+def _cited_figures(doc, base, r, sides) -> None:
+    """The figures a relation's `rests_on` cites ("9.7.14.5.8 Figure 79", "... Figures 101 and
+    102") are figures of those sections that its two fragments transcribe, each cited once, and
+    where it cites any, each fragment has one of its own cited: a citation moved to a neighbouring
+    figure (Figure 80, A's .f64 layout, for A.f16's Figure 79) would otherwise stand unchecked
+    beside a proof of other layouts. A citation of a section alone names no figure."""
+    held = {(side.reading.fragment.section, fig) for side in sides for fig in side.reading.fragment.figures}
+    have = ", ".join(f"{sec} {fig}" for sec, fig in sorted(held)) or "none"
+    cited: dict = {}
+    for k, text in enumerate(r["rests_on"]):
+        m = _CITED.match(text)
+        if m is None:
+            continue
+        section = m.group(1)
+        for number in re.findall(r"\d+", m.group(2)):
+            at = doc.span(base + ("rests_on", k))
+            if (section, f"Figure {number}") not in held:
+                raise SpecError(at, f"relation {r['id']} rests on {section} Figure {number}, which neither of its "
+                                    f"fragments ({sides[0].name}, {sides[1].name}) transcribes",
+                                f"their figures: {have}")
+            if (section, f"Figure {number}") in cited:
+                raise SpecError(at, f"relation {r['id']} cites {section} Figure {number} twice")
+            cited[(section, f"Figure {number}")] = at
+    for side in sides if cited else ():
+        f = side.reading.fragment
+        if not any((f.section, fig) in cited for fig in f.figures):
+            raise SpecError(doc.span(base + ("rests_on",)),
+                            f"relation {r['id']} reads {side.name} but its rests_on cites none of its figures "
+                            f"({f.section} {', '.join(f.figures)})")
 
 
 def _domain(doc, base, r, variables, lanes: int) -> None:
@@ -189,6 +232,27 @@ def locate(relations_path: str, rel: Relation, cex: dict, focus=None) -> tuple:
     sides = [(side.name, first.get(tag), focus is not None and side.name.split("/", 1)[0] in focus)
              for tag, side in (("left", eq.left), ("right", eq.right))]
     return _choose(sides) or str(rel.span), pieces, " ; ".join(dict.fromkeys(replays)), sides
+
+
+def counted(rel, r):
+    """`r`, unless it is a declared refutation that gives different cells at another number of
+    points than the relation's `differs`: an edit of a side that keeps the smallest counterexample
+    (the witness) but moves other points (dropping a row transform) passed as declared. Counted by
+    enumerating the whole domain, as `difference` counts for the message."""
+    if rel.expect != "refuted" or not r.declared:
+        return r
+    got = differing(rel.equation)
+    if got is None or got[0] == rel.differs:
+        return r
+    n, size = got
+    if rel.differs is None:
+        why = (f"refuted, as declared, but it does not say at how many points: give differs: {n} (of {size}), so "
+               "that an edit that keeps its witness but moves other points is seen")
+    else:
+        why = (f"refuted, as declared, at its witness, but {n} of {size} points give different cells where it "
+               f"declares differs: {rel.differs}: an edit moved its sides (differs: {n} if it is meant)")
+    return r.but(verdict=REFUTED, declared=False, location=str(rel.differs_at), message=f"{why} ({r.message})",
+                 counterexample={"relation_at": str(rel.span)})
 
 
 def placed(path: str, rel, r, focus=None):

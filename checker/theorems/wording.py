@@ -311,7 +311,7 @@ def _subject(owner, field, row) -> str:
     what = {"caption": "the caption", "fragment": "the Fragment cell", "elements": "the Elements cell",
             "difference": "another version's Fragment cell", "miscellaneous": "the Miscellaneous Information cell",
             "elements_note": "the Elements cell"}[field]
-    return f"{what} of {owner.id}" + (f" (table row {row + 1})" if row is not None else "")
+    return f"{what} of {owner.table_id}" + (f" (table row {row + 1})" if row is not None else "")
 
 
 def _quote(text: str) -> str:

@@ -20,6 +20,10 @@ def test_errata_lists_every_confirmed_erratum_with_its_evidence(run):
     assert inj["counterexample"]["lanes"] == [0, 3] and "--as-printed 1" in inj["counterexample"]["replay"]
     title = next(e for e in doc["errata"] if e["subject"] == "title" and e["shape"] == "m16n8k16")
     assert title["kind"] == "judgment" and title["printed"] == "with integer type"
+    # a wgmma D's table holds for every N: its errata name the fragment, not the N = 8 instance
+    d = [e for e in doc["errata"] if e["shape"].startswith("m64nN") and e["subject"].startswith("D.")]
+    assert len(d) == 6 and "D.f32" in {e["subject"] for e in d}
+    assert not any("[N=" in json.dumps(e) for e in d)
 
 
 def test_errata_text_and_markdown(run):

@@ -213,3 +213,16 @@ def test_a_warp_export_still_takes_laneid(run):
     assert "tid" not in cpp and "warpgroup" not in cpp
     tri = run("export", _spec("m16n8k16"), "--fragment", "C.float", "--to", "triton").out
     assert "in dims register (the element index i) and lane, out dims" in tri and "tid" not in tri
+
+
+@pytest.mark.parametrize("target,n,types", [
+    (target, n, types) for n, types in ((40, ".f32, .f16"), (136, ".f32, .f16"), (48, ".s32, .f32, .f16"))
+    for target in ("cute", "triton", "cpp", "python") if target != "triton" or not n & (n - 1)])  # Triton: N a power of two
+def test_export_header_names_the_types_this_n_has(run, target, n, types):
+    """m64nNk32's Miscellaneous Information cell gives .s32 only at N = 8, 16, 24, 32, 48, 64, ...,
+    256: the export's header names the types of the instance, as `checker table` and `checker
+    where` do, not every type of the fragment (N = 40 and 136 have no .s32)."""
+    r = run("export", _spec("m64nNk32"), "--fragment", f"D.s32.float[N={n}]", "--to", target)
+    assert r.code == 0, r.err
+    line = next(x for x in r.out.splitlines() if "D.s32.float[N=" in x and "types " in x)
+    assert line.endswith(f"types {types}"), line

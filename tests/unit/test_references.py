@@ -38,6 +38,32 @@ def test_the_historical_bugs_are_kept():
     assert ("SM80_16x8x256_S32U1U1S32_TN_XORPOPC.ALayout", "be692b48") in names  # before PR #1856
     assert ("SM80_16x8x256_S32U1U1S32_TN_XORPOPC.BLayout", "be692b48") in names
     assert ("SM80_16x8x32_S32S4S4S32_TN.BLayout", "ea46e277") in names  # before PR #3140
+    assert ("SM75_16x8x8_F32F16F16F32_TN.ALayout", "e0aaa3c3") in names  # before CUTLASS 3.2.1 (PR #1113)
+    assert ("SM75_16x8x8_F32F16F16F32_TN.CLayout", "e0aaa3c3") in names
+
+
+# Instruction fragments a library never issues, so no entry of its data names them (each data file's
+# header cites the upstream lines): (spec, fragment id), or (spec, None) for every fragment of it.
+NOT_ISSUED = {
+    # Mosaic GPU's wgmma takes K = 32 // the element's bytes and no i1 operand: no .b1 wgmma
+    "jax-mosaic_gpu.yaml": {("m64nNk256", None)},
+    # nvgpu.warpgroup.mma(.store)'s verifiers admit only an f32 accumulator: no s32 D of .b1
+    "mlir-nvgpu_wgmma.yaml": {("m64nNk256", None)},
+    # Triton has no .b1 dot
+    "triton-nvmma_v3.yaml": {("m64nNk256", None)},
+    # the mma v2 lowering issues m16n8k16 for .f16/.bf16 only (.s8 and 8-bit floats: m16n8k32)
+    "triton-linear_layout_conversions.yaml": {("m16n8k16", "C.int")},
+}
+
+
+def test_no_entry_names_an_instruction_its_library_does_not_issue():
+    """A layout equal to a fragment's is no evidence for that fragment where the library never issues
+    its instruction: MLIR's warpgroup store for m64nNk256's s32 D (refused by the ops' verifiers),
+    Mosaic GPU's 32-bit accumulator for the same D (Mosaic GPU has no .b1 wgmma), and Triton's mma v2
+    accumulator for m16n8k16's C.int were entered, and proved, though none of them is issued."""
+    for r in load.load_all():
+        banned = NOT_ISSUED.get(os.path.basename(r.file), set())
+        assert (r.spec, None) not in banned and (r.spec, r.fragment) not in banned, (r.file, r.name)
 
 
 GOOD = """library: CuTe

@@ -132,7 +132,7 @@ FALSE = dict(REUSE, id="reuse-without-the-tile-shift", expect="refuted", right=d
 def test_a_relation_declared_refuted_is_refuted_at_its_witness(run, tmp_path, witness, declared, said):
     """A declared refutation stayed one under almost any edit of its sides (a lane or an element
     changed): the smallest point it fails at, named, says it still fails for its reason."""
-    rel = dict(FALSE, witness=witness) if witness else FALSE
+    rel = dict(FALSE, witness=witness, differs=128) if witness else dict(FALSE, differs=128)
     path = _relations_dir(tmp_path, [rel])
     r = run("prove", path, "--format", "json")
     (x,) = [y for y in json.loads(r.out)["results"] if y["property"] == "relation"]

@@ -172,7 +172,7 @@ def test_cell_types_passes_and_fails():
       ("A.i8", "types-named", 171, 20, "the Fragment cell of A.i8 (table row 2) names .e4m3, .e5m2, where the "
        "table row gives types: .s8, .u8")]),
     ("m64nNk16.yaml", [(67, "N/4 number of", "N/2 number of")],
-     [("D.float[N=8]", "register-words", 67, 17, "the Fragment cell of D.float[N=8] (table row 1) says N/2 "
+     [("D.float[N=8]", "register-words", 67, 17, "the Fragment cell of D.float (table row 1) says N/2 "
        "(at N = 8: 4) .f16x2 registers, where the table gives count: 2 (at {out}:68:26)")]),
     # the count cut with the element list (covers fails too): the count is the edit, refuted there
     ("m8n8k32.yaml", [(52, "count: 2", "count: 1"), (53, "c0, c1", "c0")],
