@@ -19,7 +19,7 @@ from checker.smt import properties as smt_engine
 from checker.spec.reading import materialize
 from checker.theorems.family import Asked
 from checker.theorems.registry import of as families_of, spec_theorems
-from checker.theorems.equation import difference, outside, unread
+from checker.theorems.equation import compared, outside, unread
 from checker.scope import focus_of
 from checker.theorems.relations import blame, counted, load_relations, placed
 from checker.theorems.run import equation_result
@@ -116,9 +116,10 @@ class _Readings:
 def prove_relation(path, rel, opts) -> list:
     eq = rel.equation
     try:
-        fails = ""
+        fails, moved = "", None
         if rel.expect == "refuted":
-            fails = f"{rel.statement.rstrip('.')}: refuted as declared; {difference(eq)}"
+            said, moved = compared(eq)  # one count for the message and for `differs`
+            fails = f"{rel.statement.rstrip('.')}: refuted as declared; {said}"
         part = unread(eq) if outside(eq) is None else None
         if part is not None:
             # every relation reads its left fragment whole: one cut short (a `for:` range, `lanes:`,
@@ -133,7 +134,7 @@ def prove_relation(path, rel, opts) -> list:
         r = equation_result(eq, opts, path, "relation", rel.id, str(rel.span), expect=rel.expect,
                             holds=rel.statement, fails=fails, witness=rel.witness)
         # at the formula that gives the differing cell, the relation's line as a note
-        r = counted(rel, placed(path, rel, r, focus_of(path)))
+        r = counted(rel, placed(path, rel, r, focus_of(path)), moved)
     except SpecError as exc:
         r = load_error(path, exc).but(subject=rel.id)
     return [r.but(detail={"rests_on": list(rel.rests_on)})]

@@ -225,32 +225,23 @@ def describe(eq: Equation, w: dict) -> str:
 
 
 
-def _differing(eq: Equation) -> tuple:
+def difference(eq: Equation) -> str:
+    """How two layouts differ, for a relation declared not to hold (compared's text)."""
+    return compared(eq)[0]
+
+
+def compared(eq: Equation) -> tuple:
+    """(how two layouts differ, for a relation declared not to hold: how many points move, and
+    whether each lane (and each MMA computation) still holds the same set of cells; (how many
+    points give different cells, how many points there are)). Where a side reads outside its
+    fragment the equation is refuted there (equation_result says so): no cells to count, None."""
+    w = outside(eq)
+    if w is not None:
+        return describe_outside(eq, w), None
     size, _, env = _environment(eq)
     left = _side_values(eq, eq.left, env, size)
     right = _side_values(eq, eq.right, env, size)
     differ = sum((left[2][k], left[3][k]) != (right[2][k], right[3][k]) for k in range(size))
-    return differ, size, left, right, env
-
-
-def differing(eq: Equation) -> tuple | None:
-    """(how many points give different cells, how many points there are), counted over the whole
-    domain; None where a side reads outside its fragment (no cells to compare there)."""
-    if outside(eq) is not None:
-        return None
-    differ, size, *_ = _differing(eq)
-    return differ, size
-
-
-def difference(eq: Equation) -> str:
-    """How two layouts differ, for a relation declared not to hold: how many points move, and
-    whether each lane (and each MMA computation) still holds the same set of cells; where a side
-    reads outside its fragment the equation is refuted there (equation_result says so), and there
-    is no difference of cells to count."""
-    w = outside(eq)
-    if w is not None:
-        return describe_outside(eq, w)
-    differ, size, left, right, env = _differing(eq)
     groups = [("lane", {lane: (lane,) for lane in eq.lanes})]
     comps = eq.left.reading.fragment.computations
     if comps:
@@ -263,4 +254,4 @@ def difference(eq: Equation) -> str:
             if {(left[2][k], left[3][k]) for k in ks} == {(right[2][k], right[3][k]) for k in ks}:
                 same += 1
         parts.append(f"{same} of {len(members)} {what}s hold the same set of cells on both sides")
-    return "; ".join(parts)
+    return "; ".join(parts), (differ, size)

@@ -19,7 +19,7 @@ from checker.results import REFUTED
 from checker import source
 from checker.spec.reading import materialize
 from checker.spec.witness import declared
-from checker.theorems.equation import MAX_POINTS, Equation, Side, check_names, differing, divisors_nonzero
+from checker.theorems.equation import MAX_POINTS, Equation, Side, check_names, divisors_nonzero
 
 SCHEMA_ID = "ptx-fragment-checker/relations/1"
 _NOT_VARIABLES = {"lane", "row", "col"}
@@ -234,17 +234,14 @@ def locate(relations_path: str, rel: Relation, cex: dict, focus=None) -> tuple:
     return _choose(sides) or str(rel.span), pieces, " ; ".join(dict.fromkeys(replays)), sides
 
 
-def counted(rel, r):
+def counted(rel, r, moved):
     """`r`, unless it is a declared refutation that gives different cells at another number of
     points than the relation's `differs`: an edit of a side that keeps the smallest counterexample
-    (the witness) but moves other points (dropping a row transform) passed as declared. Counted by
-    enumerating the whole domain, as `difference` counts for the message."""
-    if rel.expect != "refuted" or not r.declared:
+    (the witness) but moves other points (dropping a row transform) passed as declared. `moved`:
+    (points that differ, points), enumerated over the whole domain (equation.compared)."""
+    if rel.expect != "refuted" or not r.declared or moved is None or moved[0] == rel.differs:
         return r
-    got = differing(rel.equation)
-    if got is None or got[0] == rel.differs:
-        return r
-    n, size = got
+    n, size = moved
     if rel.differs is None:
         why = (f"refuted, as declared, but it does not say at how many points: give differs: {n} (of {size}), so "
                "that an edit that keeps its witness but moves other points is seen")
