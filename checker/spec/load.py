@@ -97,7 +97,9 @@ class _Meaning:
                     fpath = self.unique(seen, base + [key, fi], fr["id"])
                     if family.moves:
                         raise SpecError(self.span(fpath, key=True), f"a {family.name} spec gives layouts:, not {key}:")
-                    out.extend(self.fragment(fr, fpath, sec["section"], comps, values, sec_family, bound)
+                    # a reading is the fragment's, checked once: its N instances share its figure and sources
+                    reading = self.figure_reading(fr, fpath)
+                    out.extend(self.fragment(fr, fpath, sec["section"], comps, values, sec_family, bound, reading)
                                for bound, values in self.instances(instances, family, fr))
             for fi, fr in enumerate(sec.get("layouts", [])):  # ldmatrix & co.: readings of figures
                 frags.append(layouts.fragment(self, fr, self.unique(seen, base + ["layouts", fi], fr["id"]),
@@ -225,7 +227,7 @@ class _Meaning:
                             f"exactly one of the section's stated sentences; {shown(e.printed)} is in {len(hits)}")
         return replace(e, row=hits[0])
 
-    def fragment(self, fr, fpath, section, comps, values, family, params) -> model.Fragment:
+    def fragment(self, fr, fpath, section, comps, values, family, params, drawn) -> model.Fragment:
         rows = []
         errata = [self.erratum(e, fpath + ["errata", k], "formula") for k, e in enumerate(fr.get("errata", []))]
         for ri, r in enumerate(fr["table"]):
@@ -269,7 +271,6 @@ class _Meaning:
             raise SpecError(self.span(fpath + ["operand"]), f"{family} has no operand {fr['operand']} in registers; "
                             f"its operands are {names}")
         mrows, mcols = model.dims(family, fr["operand"], values)
-        drawn = self.figure_reading(fr, fpath)
         sparsity = self.sparsity(fr, fpath, rows, mcols, comps) if "sparsity" in fr else None
         if sparsity is not None:
             mcols = mcols * sparsity.nonzero // sparsity.chunk
@@ -338,7 +339,7 @@ class _Meaning:
         if x["standing"] == "extrapolated" and x["sources"]:  # extrapolated: no published encoding covers it
             raise SpecError(self.span(path + ["standing"]), "an extrapolated reading is one no source encodes; this one "
                             f"names {len(x['sources'])} (agreed: the sources encode it)")
-        provenance.sources(self, x, path)
+        provenance.sources(self, x, path, fr["id"])
         sources = tuple(model.Source(s["library"], s["repo"], s["commit"], s["path"], s["line"], s["name"],
                                      s.get("reference")) for s in x["sources"])
         return model.FigureReading(x["figure"], x["standing"], sources, x.get("note"), self.span(path))

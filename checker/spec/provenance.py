@@ -7,8 +7,9 @@ section's own tables.
 Nothing in the document can check a pin (repository, commit, file, line) or the name of a published
 encoding, but the data files transcribe each one the tests and `checker conformance` prove the
 reading equal to. A pin that is none of theirs (a line off by one, another file's path, another
-library's commit) or a name that is another layout's would pass every proof while the spec says it
-was read from somewhere it was not, so the loader holds each to the data.
+library's commit), a name that is another layout's, or an entry that is another fragment's (proved
+equal to that fragment only) would pass every proof while the spec says it was read from somewhere
+it was not, so the loader holds each to the data.
 """
 from __future__ import annotations
 
@@ -76,10 +77,10 @@ def excerpts(meaning, read_from: list, path: list) -> None:
                             f"{', '.join(f'{lo}-{hi}' for lo, hi in pins)} of {s['path']}, not {s['lines'][0]}-{s['lines'][1]}")
 
 
-def sources(meaning, reading: dict, path: list) -> None:
+def sources(meaning, reading: dict, path: list, fid: str) -> None:
     """Each source of a wgmma reading: some data file of its library, repository and upstream path
     (the one its `reference:` names, where it names one) is at its commit and has an entry at its
-    line, named once."""
+    line, named once, that is an entry of the fragment `fid` whose reading this is."""
     data, given = _data(), reading.get("sources") or []
     for k, s in enumerate(given):
         at = path + ["sources", k]
@@ -111,13 +112,43 @@ def sources(meaning, reading: dict, path: list) -> None:
         if s["line"] not in lines:
             raise SpecError(meaning.span(at + ["line"]), f"{', '.join(files)} has no entry at line {s['line']} of "
                             f"{s['path']} (its lines: {', '.join(map(str, lines[:12]))})")
-        there = sorted({_symbol(e.get("name"), entry=True) for f in files for e in data[f]["entries"]
-                        if isinstance(e, dict) and e.get("line") == s["line"]} - {()})
+        at_line = [e for f in files for e in data[f]["entries"] if isinstance(e, dict) and e.get("line") == s["line"]]
+        there = sorted({_symbol(e.get("name"), entry=True) for e in at_line} - {()})
         mine = _symbol(s.get("name"))
-        if not any(mine[len(mine) - len(t):] == t for t in there if len(t) <= len(mine)):
+        if not any(_ends(mine, t) for t in there):
             raise SpecError(meaning.span(at + ["name"]), f"the entry at line {s['line']} of {s['path']} is "
                             f"{' or '.join('::'.join(t) for t in there)}, which this source's name "
                             f"{'::'.join(mine) or repr(s.get('name'))} does not end with")
+        named = [e for e in at_line if _ends(mine, _symbol(e.get("name"), entry=True))]
+        _of_this_fragment(meaning, at, s, files, named, (meaning.doc.value["shape"], fid))
+
+
+def _ends(mine: tuple, entry: tuple) -> bool:
+    """A source's symbol names an entry's where it ends with it (a qualifier may stand in front)."""
+    return bool(entry) and len(entry) <= len(mine) and mine[len(mine) - len(entry):] == entry
+
+
+def _of_this_fragment(meaning, at: list, s: dict, files: list, named: list, fragment: tuple) -> None:
+    """The entry a source names at its line is attached to the fragment whose reading cites it (any
+    instance of it: CLayout_64xN<N> has one entry per N). An entry is proved equal to its own fragment
+    only, so a source copied from a neighbouring reading (A's ALayout into D's, m64nNk16's D into
+    m64nNk32's) names an entry that exists, at that line and under that name, while nothing proves
+    it is this fragment's layout (m64nNk256's .b1 D cited Mosaic GPU's 32-bit accumulator so, though
+    Mosaic GPU issues no .b1 wgmma)."""
+    attached = sorted({_fragment_of(e) for e in named})
+    if fragment in attached:
+        return
+    symbol = " or ".join(sorted({"::".join(_symbol(e.get("name"), entry=True)) for e in named}))
+    raise SpecError(meaning.span(at + ["line"]), f"expected an entry of {' '.join(fragment)} at line {s['line']} "
+                    f"of {s['path']} ({', '.join(files)}), found {symbol} there for "
+                    f"{', '.join(' '.join(x) for x in attached)} only: cite what {' '.join(fragment)} was read "
+                    f"from, or give the data an entry of it")
+
+
+def _fragment_of(entry: dict) -> tuple:
+    """(spec, fragment id) an entry of the data is attached to, its instance (params) left out."""
+    f = entry.get("fragment") if isinstance(entry.get("fragment"), dict) else {}
+    return (str(f.get("spec")), str(f.get("id")))
 
 
 def _symbol(name, entry: bool = False) -> tuple:

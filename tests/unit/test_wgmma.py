@@ -125,8 +125,9 @@ def test_every_cute_gmma_entry_names_a_fragment_of_the_specs():
     data, entries = _entries()
     assert data["library"] == "CuTe" and re.fullmatch(r"[0-9a-f]{40}", data["commit"])
     named = [(e["fragment"]["spec"], _fragment(e).id) for e in entries]
-    assert len(set(named)) == len(entries) == 3 + 32  # the three A layouts; CLayout_64xN at every N of k16
-    assert len({e["name"] for e in entries}) == len(entries)  # one entry per upstream name
+    # the three A layouts; CLayout_64xN at every N of the D of k8, k16 and k32, whose readings cite it
+    assert len(set(named)) == len(entries) == 3 + 3 * 32
+    assert len({e["name"] for e in entries}) == len(entries)  # one entry per name
     for k in (8, 16, 32):
         a = next(f for f in _spec(k).fragments() if f.operand == "A")
         assert (f"m64nNk{k}", a.id) in named
@@ -135,7 +136,7 @@ def test_every_cute_gmma_entry_names_a_fragment_of_the_specs():
 
 @pytest.mark.parametrize("name", sorted({e["name"].split("<")[0] for e in _entries()[1]}))
 def test_the_readings_equal_cute(name):
-    """The three register-source A layouts, and CLayout_64xN at every N of m64nNk16's D."""
+    """The three register-source A layouts, and CLayout_64xN at every N of the D of k8, k16 and k32."""
     for e in (e for e in _entries()[1] if e["name"].split("<")[0] == name):
         f = _fragment(e)
         assert cute_map(e) == _reading_map(f), (e["name"], f.id)
