@@ -55,8 +55,9 @@ def candidate(enc, fragment):
     if enc.kind == "mosaic-tiled":
         from checker.references.mosaic import tiled
 
-        return candidates.Table(tiled((fragment.rows, fragment.cols), f["tiling"], f["warp_dim"], f["lane_dims"],
-                                      f["vector_dim"]), "Mosaic GPU's tiled layout")
+        # a warp-level MMA's layout is its warpgroup's tile (`array`), of which warp `warp` is compared
+        return candidates.Table(tiled(f["array"] or (fragment.rows, fragment.cols), f["tiling"], f["warp_dims"],
+                                      f["lane_dims"], f["vector_dim"], f["warp"]), "Mosaic GPU's tiled layout")
     return candidates.Table(f["entries"], "the table")
 
 

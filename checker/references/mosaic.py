@@ -1,20 +1,38 @@
 """JAX Mosaic GPU's TiledLayout (jax/experimental/mosaic/gpu/fragmented_array.py), evaluated: the
 map (thread, register element) -> (row, col) it gives an array of a fragment's shape.
 
-A TiledLayout tiles the array's trailing dimensions, tile after tile; the warp dimension and the
-lane dimensions (lanes row-major in the order given) pick the thread, the vector dimension the
-place in a register, and the other dimensions, row-major, the register, as `registers.flat`
-lists them (wgmma.py reads the registers in that order). The entry gives the layout's four
-arguments as Mosaic GPU writes them; nothing else is read from it."""
+A TiledLayout tiles the array's trailing dimensions, tile after tile; the warp dimensions and the
+lane dimensions (each row-major in the order given, as `_delinearize_index` splits the warp and
+lane index) pick the thread, the vector dimension the place in a register, and the other
+dimensions, row-major, the register, as `registers.flat` lists them (wgmma.py and mma.py read the
+registers in that order). A warp dimension may be `Replicated(n)`: n warps hold the same cells,
+none of the tiled dimensions telling them apart. The entry gives the layout's arguments as Mosaic
+GPU writes them; nothing else is read from it.
+
+A warp-level MMA (mma.py) lays out a warpgroup's tile, of which each warp issues the instruction
+on its own piece: `array` is then that tile's shape and `warp` the warp compared, its lanes
+numbered 0..31 and its cells where they lie in the tile."""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from checker.errors import CheckerError
 
 MAX_POINTS = 1 << 16
+WARPS_IN_WARPGROUP = 4  # Mosaic GPU's TiledLayout refuses warp dimensions of any other product
 
 
-def tiled(shape: tuple, tiling: tuple, warp_dim: int, lane_dims: tuple, vector_dim: int) -> dict:
-    """{(thread, element): (row, col)} over every cell of an array of `shape` (rows, cols)."""
+@dataclass(frozen=True)
+class Replicated:
+    """Mosaic GPU's Replicated(times): a warp dimension that no tiled dimension indexes."""
+
+    times: int
+
+
+def tiled(shape: tuple, tiling: tuple, warp_dims, lane_dims: tuple, vector_dim: int, warp=None) -> dict:
+    """{(thread, element): (row, col)} over every cell of an array of `shape` (rows, cols): every
+    warp's threads, or warp `warp`'s alone, numbered by lane. `warp_dims` is one dimension or a
+    tuple of dimensions and Replicated."""
     rows, cols = shape
     if rows * cols > MAX_POINTS:
         raise CheckerError(f"a {rows} x {cols} array is larger than a fragment can be")
@@ -25,10 +43,29 @@ def tiled(shape: tuple, tiling: tuple, warp_dim: int, lane_dims: tuple, vector_d
             raise CheckerError(f"the tile {tile} does not divide the dimensions {sizes[-k:]} of a {rows} x {cols} array")
         sizes = sizes[:-k] + [s // t for s, t in zip(sizes[-k:], tile)] + list(tile)
     n = len(sizes)
-    for d in (warp_dim, vector_dim, *lane_dims):
+    warp_dims = (warp_dims,) if isinstance(warp_dims, int) else tuple(warp_dims)
+    partitioned = [d for d in warp_dims if not isinstance(d, Replicated)]
+    for d in (*partitioned, vector_dim, *lane_dims):
         if not -n <= d < n:
             raise CheckerError(f"dimension {d} is not one of the {n} dimensions of the tiled array")
-    special = {warp_dim % n, vector_dim % n, *(d % n for d in lane_dims)}
+    warp_sizes = [d.times if isinstance(d, Replicated) else sizes[d % n] for d in warp_dims]
+    held = 1
+    for s in warp_sizes:
+        held *= s
+    if held != WARPS_IN_WARPGROUP:
+        raise CheckerError(f"the warp dimensions {_shown(warp_dims)} span {held} warps, not the "
+                           f"{WARPS_IN_WARPGROUP} of a warpgroup")
+    if warp is not None and not 0 <= warp < WARPS_IN_WARPGROUP:
+        raise CheckerError(f"warp {warp} is not one of the {WARPS_IN_WARPGROUP} warps of a warpgroup")
+    # each warp's index along each warp dimension, row-major as Mosaic GPU's _delinearize_index splits it
+    split = []
+    for w in range(WARPS_IN_WARPGROUP):
+        at, rest = [], w
+        for s in reversed(warp_sizes):
+            at.append(rest % s)
+            rest //= s
+        split.append(tuple(reversed(at)))
+    special = {*(d % n for d in partitioned), vector_dim % n, *(d % n for d in lane_dims)}
     out = {}
     for r in range(rows):
         for c in range(cols):
@@ -43,5 +80,13 @@ def tiled(shape: tuple, tiling: tuple, warp_dim: int, lane_dims: tuple, vector_d
             for d in range(n):
                 if d not in special:
                     reg = reg * sizes[d] + idx[d]
-            out[(32 * idx[warp_dim % n] + lane, reg * sizes[vector_dim % n] + idx[vector_dim % n])] = (r, c)
+            element = reg * sizes[vector_dim % n] + idx[vector_dim % n]
+            for w in range(WARPS_IN_WARPGROUP):
+                if (warp is None or w == warp) and all(
+                        isinstance(d, Replicated) or idx[d % n] == i for d, i in zip(warp_dims, split[w])):
+                    out[(lane if warp is not None else 32 * w + lane, element)] = (r, c)
     return out
+
+
+def _shown(warp_dims: tuple) -> str:
+    return "(" + ", ".join(f"Replicated({d.times})" if isinstance(d, Replicated) else str(d) for d in warp_dims) + ")"

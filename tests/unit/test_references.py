@@ -53,6 +53,17 @@ NOT_ISSUED = {
     "triton-nvmma_v3.yaml": {("m64nNk256", None)},
     # the mma v2 lowering issues m16n8k16 for .f16/.bf16 only (.s8 and 8-bit floats: m16n8k32)
     "triton-linear_layout_conversions.yaml": {("m16n8k16", "C.int")},
+    # Mosaic GPU's mma.py issues m16n8k{256 // bits} alone: k16 for 16-bit floats (none of k16's
+    # integer or .f64 fragments), k32 for 8-bit types (not k32's .s4), k64 for i4; no other shape
+    "jax-mosaic_gpu_mma.yaml": {("m16n8k16", "A.i8"), ("m16n8k16", "B.i8"), ("m16n8k16", "C.int"),
+                                ("m16n8k16", "A.f64"), ("m16n8k16", "B.f64"), ("m16n8k32", "A.i4"),
+                                ("m16n8k32", "B.i4"), ("m16n8k8", None), ("m16n8k4", None), ("m8n8k4", None),
+                                ("m8n8k16", None), ("m8n8k32", None), ("m8n8k128", None), ("m16n8k128", None),
+                                ("m16n8k256", None)},
+    # the SM120 sparse trait issues the sparse kind::f8f6f4 m16n8k64 alone: not the dense m16n8k64
+    # (whose C.s32 is not the sparse one's C: the document names m16n8k16's C.int) nor the sparse .s4
+    "cutlass-mma_traits_sm120_sparse.yaml": {("m16n8k64", "A.i4"), ("m16n8k64", "B.i4"), ("m16n8k64", "C.s32"),
+                                             ("m16n8k64", "A.sp.i4")},
 }
 
 
@@ -110,6 +121,50 @@ def test_malformed_data_is_refused_with_a_location(tmp_path, old, new, line, col
     assert (exc.value.span.line, exc.value.span.col) == (line, col), str(exc.value)
 
 
+MOSAIC = """library: JAX
+repo: jax-ml/jax
+commit: cec06d116c05f0d52adfceee3d3b730fdbcb0ce5
+path: jax/experimental/mosaic/gpu/mma.py
+entries:
+  - name: X.acc
+    line: 54
+    fragment: {spec: m16n8k16, id: C.float}
+    status: current
+    encoding:
+      kind: mosaic-tiled
+      tiling: [[64, 8], [16, 8], [8, 8], [2]]
+      warp_dims: [-7, {replicated: 1}]
+      lane_dims: [-3, -2]
+      vector_dim: -1
+      array: [64, 8]
+      warp: 0
+"""
+
+
+@pytest.mark.parametrize("old, new, line, col, what", [
+    ("      warp_dims: [-7, {replicated: 1}]", "      warp_dims: [-7, {replicated: 1}]\n      warp_dim: -7", 11, 7,
+     "give exactly one of warp_dim (one dimension) or warp_dims"),
+    ("{replicated: 1}", "{replicated: 0}", 13, 36, "expected an integer in 1..4"),
+    ("{replicated: 1}", "{times: 1}", 13, 24, "unknown field 'times'; expected replicated"),
+    ("      warp_dims: [-7, {replicated: 1}]", "      warp_dims: []", 13, 18, "expected a list of 1..4 dimensions"),
+    ("      array: [64, 8]", "      array: [64]", 16, 14, "expected [rows, cols]"),
+    ("      warp: 0", "      warp: 4", 17, 13, "expected an integer in 0..3"),
+])
+def test_malformed_mosaic_fields_are_refused_with_a_location(tmp_path, old, new, line, col, what):
+    """The fields a warp-level MMA layout adds to kind mosaic-tiled (warp_dims with Replicated, the
+    warpgroup's array, the warp compared) are validated like every other."""
+    path = tmp_path / "x.yaml"
+    assert old in MOSAIC
+    path.write_text(MOSAIC)
+    fields = load.load_file(str(path))[0].encoding.fields
+    assert fields["array"] == (64, 8) and fields["warp"] == 0 and fields["warp_dims"][0] == -7
+    path.write_text(MOSAIC.replace(old, new))
+    with pytest.raises(SpecError) as exc:
+        load.load_file(str(path))
+    assert what in str(exc.value), str(exc.value)
+    assert (exc.value.span.line, exc.value.span.col) == (line, col), str(exc.value)
+
+
 def test_formula_and_table_encodings_are_checked(tmp_path):
     path = tmp_path / "x.yaml"
     path.write_text(GOOD.replace("""      kind: cute
@@ -152,7 +207,7 @@ def test_docs_list_every_entry_with_its_pin():
     assert {f"checker/references/data/{n}" for n in (
         "cutlass-mma_traits_sm70.yaml", "cutlass-mma_traits_sm75.yaml", "cutlass-mma_traits_sm80.yaml",
         "cutlass-mma_traits_sm90.yaml", "cutlass-mma_traits_sm90_gmma.yaml", "mlir-nvgpu_mmautils.yaml",
-        "triton-linear_layout_conversions.yaml")} <= files
+        "triton-linear_layout_conversions.yaml", "jax-mosaic_gpu_mma.yaml", "cutlass-mma_traits_sm120_sparse.yaml")} <= files
     for r in refs:
         where = f"line {r.line}" if r.line else f"`{r.anchor}`"
         assert f"| `{r.name}` | {where}" in doc, r.name
