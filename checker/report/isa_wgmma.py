@@ -123,6 +123,12 @@ def blocks(wgmma_rows: list) -> list:
                       specified(r), per_type(r.covered), per_type(r.proved) if r.specified else "—",
                       str(r.kernels), r.ptx, TARGET])
     forms = [(r, t, n) for r in wgmma_rows for t in r.types for n in r.ns]
+    # a row 9.2 prints with other shapes than the forms read from 9.1 (checker/report/isa-wgmma.yaml)
+    against = [d for entry in support() for d in entry.get("differences", ()) if not d["agrees"]]
+    # the row's own code marks taken off: a code span inside the report's would not close where it should
+    versions = [Para(f"PTX ISA {d['version']} prints the row otherwise, at `{d['at']}`: "
+                     f"\"{d['printed'].replace('`', '')}\". "
+                     f"{d['note']}") for d in against]
     return [
         Heading(2, "wgmma (warpgroup mma)", "wgmma"),
         Para("Every form of `wgmma.mma_async` and `wgmma.mma_async.sp` that the PTX ISA 9.1 defines: the shapes of "
@@ -136,6 +142,7 @@ def blocks(wgmma_rows: list) -> list:
              "forms, A is the compressed register A of 9.7.15.6.2 and D the dense D its spec says it is the same "
              "as; the probe's sparse kernels are built at the smallest and the largest N (the sparse part, A and "
              "its metadata, is the same at every N; D is probed at every N by the dense kernels)."),
+        *versions,
         Table(["forms (shape, N, operand, type)", "count"],
               [["defined by the document", str(len(forms))],
                ["specified", str(sum(r.covered.get(t, 0) for r in wgmma_rows for t in r.types))],

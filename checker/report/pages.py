@@ -232,7 +232,9 @@ def _rows_table(f) -> Table:
     return Table(["types", "fragment (verbatim)", "registers", "elements (verbatim)"],
                  [[", ".join("." + t for t in row.types), row.fragment,
                    f"{row.count} x .{row.kind}" + (f", {row.per_register} per register" if row.per_register else ""),
-                   f"`{row.elements.text}`" if row.elements else "(empty cell)"] for row in f.table])
+                   f"`{row.elements.text}`" if row.elements else
+                   f"(the merged cell above: `{row.spanned_by.text}`)" if row.spanned_by else "(empty cell)"]
+                  for row in f.table])
 
 
 def _drawn_blocks(f, results, timings) -> list:

@@ -32,3 +32,20 @@ def erratum(meaning, e: dict, epath: list, default_field: str, row=None, where=N
                         f"{', '.join(sorted(breaks))} is kind: {want}, not {kind}" + ("" if "kind" in e else " (the default)"))
     return model.Erratum(fld, e["printed"], meaning.stext(epath + ["value"]), tuple(e["breaks"]),
                          e["erratum"], meaning.span(epath), row, kind)
+
+
+def merged(meaning, r: dict, rpath: list):
+    """The merged Elements cell of a row above that spans this row (`spanned_by`), or None. The
+    row prints no cell of its own, so it has neither a list, nor a note, nor an empty cell for an
+    erratum to fill: the spanning row's list is its list."""
+    if r.get("spanned_by") is None:
+        return None
+    own = next((key for key in ("elements", "elements_note") if r.get(key) is not None), None)
+    if own is not None:
+        raise SpecError(meaning.span(rpath + ["spanned_by"], key=True), f"this row prints its own Elements cell "
+                        f"({own}): no merged cell of a row above spans it", "elements: null, where it prints none")
+    empty = next((k for k, e in enumerate(r.get("errata", [])) if e.get("printed") == ""), None)
+    if empty is not None:
+        raise SpecError(meaning.span(rpath + ["errata", empty, "printed"]), "this row's Elements cell is the merged "
+                        "cell of a row above (spanned_by): no empty cell for an erratum to fill")
+    return meaning.stext(rpath + ["spanned_by"])

@@ -13,6 +13,7 @@ from checker.families import FAMILIES
 from checker import source
 from checker.recording import read_regular
 from checker.spec import errata, layouts, model, provenance, yamlload
+from checker.spec.errata import merged as merged_cell
 from checker.spec.structure import check_structure
 
 SCHEMA_ID = "ptx-fragment-checker/1"
@@ -233,6 +234,7 @@ class _Meaning:
         for ri, r in enumerate(fr["table"]):
             rpath = fpath + ["table", ri]
             elements = self.stext(rpath + ["elements"]) if r.get("elements") is not None else None
+            spanned = merged_cell(self, r, rpath)  # checked before the row's errata
             for k, e in enumerate(r.get("errata", [])):
                 errata.append(self.erratum(e, rpath + ["errata", k], "elements", row=ri, empty=elements is None))
             reg = dict(r["registers"], count=self.count(r["registers"]["count"], rpath + ["registers", "count"], params))
@@ -247,7 +249,7 @@ class _Meaning:
                                        self.span(rpath + ["registers", "kind"]),
                                        self.span(rpath + ["registers", "count"]), self.span(rpath + ["types"]),
                                        tuple((key, self.span(rpath + [key])) for key in ("miscellaneous", "elements_note")
-                                             if r.get(key) is not None)))
+                                             if r.get(key) is not None), spanned))
         twice = next((k for k, row in enumerate(rows) if any((row.types, row.values) == (o.types, o.values)
                                                             for o in rows[:k])), None)
         if twice is not None:  # the document gives a type's registers once (per value of N)
@@ -274,10 +276,9 @@ class _Meaning:
         sparsity = self.sparsity(fr, fpath, rows, mcols, comps) if "sparsity" in fr else None
         if sparsity is not None:
             mcols = mcols * sparsity.nonzero // sparsity.chunk
-        elif rows[0].elements is None and not any(e.row == 0 and e.printed == "" for e in errata):
-            raise SpecError(self.span(fpath + ["table", 0, "elements"]),
-                            "the first table row must give the element list (or, where the document's cell "
-                            "is empty, an erratum with printed: \"\" that reads it)")
+        elif rows[0].elements is None and rows[0].spanned_by is None and not any(e.row == 0 and e.printed == "" for e in errata):
+            raise SpecError(self.span(fpath + ["table", 0, "elements"]), "the first table row must give the element list "
+                            "(or, where the document's cell is empty, an erratum with printed: \"\"; where a merged cell spans it, spanned_by)")
         if not fr["id"].startswith(fr["operand"] + "."):  # `where --fragment B.f16` finds a B
             raise SpecError(self.span(fpath + ["id"]), f"{fr['id']} is a fragment of matrix {fr['operand']}: "
                             f"its id starts with {fr['operand']}. ({fr['operand']}.f16, {fr['operand']}.sp.i8)")

@@ -68,6 +68,9 @@ class TableRow:
     count_span: SourceSpan | None = None  # registers' count, named where the Fragment cell says another
     types_span: SourceSpan | None = None  # where types the Fragment cell does not name are refuted, when the cell agrees with its caption
     cell_spans: tuple = ()  # (field, span) of the row's other cells the words theorem reads (miscellaneous, elements_note)
+    # the Elements cell of a row above that spans this one (a merged cell), where the row prints none
+    # of its own: its list is this row's too (a sparse A's note, its note)
+    spanned_by: SourceText | None = None
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,9 @@ class Reading:
 
 def _texts(fragment: model.Fragment, revert):
     formula, header = fragment.formula, fragment.header
-    elements = [row.elements for row in fragment.table]
+    # a row under a merged cell reads the spanning row's list (a sparse A's note is no list)
+    elements = [row.elements if row.elements is not None or fragment.sparsity is not None else row.spanned_by
+                for row in fragment.table]
     for e in fragment.errata:
         if e is revert or e.field in model.WORD_FIELDS:  # captions and Fragment cells: words, no layout
             continue

@@ -134,7 +134,9 @@ def _texts(spec, resolve):
                 for cell, at in row.cell_spans:  # the Miscellaneous cell (wgmma's N), a sparse A's Elements note
                     yield f, cell, k, getattr(row, cell), at, {"wording": wording}
                 if f.sparsity is None or f.operand != "A":
-                    yield f, "elements", k, row.elements and row.elements.text, row.span, {
+                    # a merged cell lists the elements of every row it spans
+                    listed = row.elements or row.spanned_by
+                    yield f, "elements", k, listed and listed.text, row.span, {
                         "elements-listed": lambda t: None if t else "is empty"}
         for diff in sec.differences:
             # another version's cell stands for one row of the table: it names that row's types

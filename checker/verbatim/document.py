@@ -96,6 +96,24 @@ class DocFile:
         k = bisect.bisect_right(self.headings, offset, key=lambda h: h[2]) - 1
         return self.headings[k][0] if k >= 0 else None
 
+    def merged_cell(self, cell: Cell, after: list, later: set) -> Cell | None:
+        """The merged Elements cell over the row of Fragment cell `cell`, or None. The row must
+        print none of its own: fewer cells than its table's header row, and those after `cell` its
+        own later ones (`later`: a Miscellaneous cell the span leaves in place). The merged cell is
+        the nearest row above's that prints every cell: a row between that lacks one is spanned by
+        it too. A text that prints merged cells as empty ones (9.2's conversion) shows no span."""
+        rows: dict = {}
+        for c in self.cells:
+            if c.table == cell.table:
+                rows.setdefault(c.row, []).append(c)
+        ordered = [rows[r] for r in sorted(rows)]
+        header, mine = ordered[0], rows[cell.row]
+        k = next(j for j, c in enumerate(mine) if c is cell)
+        if mine is header or len(mine) >= len(header) or any(c.text not in later for c in after):
+            return None
+        above = next((cells for cells in reversed(ordered[1:ordered.index(mine)]) if len(cells) == len(header)), None)
+        return above[k + 1] if above is not None and above[k + 1].origins else None
+
     def regions(self, number: str) -> list:
         """[(start, end)] of the section `number`: from each heading of it to the next heading
         that is neither it nor one of its subsections."""

@@ -22,6 +22,11 @@ HEAD = "head"  # the first cell of the table that holds its row (a type column's
 NEXT = "next"  # the cell right after its row's Fragment cell (an Elements cell)
 LATER = "later"  # a cell after its row's Fragment cell, in the same row (Miscellaneous)
 EMPTY = "empty"  # no cell, or an empty one, after its row's Fragment cell (`elements: null`)
+# a row that prints no Elements cell of its own (fewer cells than its table's header, the cells
+# after its Fragment cell its own later ones), and the merged cell, the nearest row above's that
+# prints every cell (`spanned_by`)
+SPANNED = "spanned"
+SPANNED_WHY = "no text of the section prints its row without an Elements cell of its own, under a row whose own cell this is"
 PROSE = "prose"  # a sentence, a caption: running text
 PART = "part"  # an erratum's printed text: a part of a cell, a sentence or a formula
 FORMULA = "formula"  # a whole code block (or a run of lines where the text has no code blocks),
@@ -42,6 +47,7 @@ class Field:
     anywhere: bool = False  # a stated sentence: quoted from whichever section the reading rests on
     figure: str | None = None  # a caption: its figure's number, whose caption in the document it is, whole
     figures: tuple = ()  # FORMULA: the fragment's figures ("Figure 46"): the block is the one under them
+    later: tuple = ()  # SPANNED: the row's own cells after its Fragment cell (its Miscellaneous cell)
 
     @property
     def text(self) -> str:
@@ -123,6 +129,9 @@ def _fragment(doc, where: tuple, frag: dict, ctx: tuple, out: list, other: tuple
             _add(doc, out, f"{label} elements_note", NEXT, at + ("elements_note",), ctx, row=cell)
         if row.get("miscellaneous") is not None:
             _add(doc, out, f"{label} miscellaneous", LATER, at + ("miscellaneous",), ctx, row=cell)
+        if row.get("spanned_by") is not None:
+            later = tuple(row[k] for k in ("miscellaneous",) if isinstance(row.get(k), str))
+            _add(doc, out, f"{label} spanned_by", SPANNED, at + ("spanned_by",), ctx, row=cell, later=later)
         for e, err in enumerate(row.get("errata") or []):
             if err.get("printed"):  # "" is the empty cell, checked above
                 _add(doc, out, f"{label} erratum printed", PART, at + ("errata", e, "printed"), ctx)
@@ -164,7 +173,7 @@ def _caption(doc, where: tuple, frag: dict, name: str, ctx: tuple, out: list) ->
 
 
 def _add(doc, out: list, label: str, kind: str, path: tuple, ctx: tuple, row=None, only=None, other=(),
-         figures=()) -> None:
+         figures=(), later=()) -> None:
     anywhere = path[-2] == "stated"
     node = doc.nodes.get(path)
     if kind == EMPTY:  # nothing to find but the empty cell: pointed at by its key, or its row
@@ -175,4 +184,4 @@ def _add(doc, out: list, label: str, kind: str, path: tuple, ctx: tuple, row=Non
     else:
         source = from_node(node, doc.text, doc.path)
     out.append(Field(label, kind, source, *ctx, row=row, only=only, other_rows=other, anywhere=anywhere,
-                     figures=figures))
+                     figures=figures, later=later))

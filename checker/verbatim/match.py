@@ -113,7 +113,8 @@ def check(field: F.Field, doc) -> Outcome:
     near = _nearest(field, text, scope)
     if near is None:
         return Outcome(field, MISSING, (), field.source.span(0), why="not in the document; nothing near it")
-    why = "the document's cell in its row is not empty" if field.kind == F.EMPTY else "not in the document"
+    why = {F.EMPTY: "the document's cell in its row is not empty", F.SPANNED: F.SPANNED_WHY}.get(field.kind,
+                                                                                                 "not in the document")
     if field.kind == F.PROSE:
         why = W.why(field, text, near[0]) or why
     return _missing(field, origins, text, near, why)
@@ -176,6 +177,12 @@ def _find(field: F.Field, text: str, scope, loose: bool = False) -> list:
                     out.append(Where(f, next(c for c in after if c.text == text).origins[0]))
                 elif kind == F.EMPTY and (not after or after[0].text == ""):
                     out.append(Where(f, cell.origins[-1]))
+        elif kind == F.SPANNED:
+            later = {nm.prose(t)[0] for t in field.later}
+            for cell, after in _rows(f, regs, row):
+                above = f.merged_cell(cell, after, later)
+                if above is not None and above.text == text:
+                    out.append(Where(f, above.origins[0]))
         elif kind == F.FORMULA:
             out += [Where(f, at) for at in _lines(f, text.split("\n"), regs)
                     if loose or field.row is None or (_after_table(f, at, row) and _under_figure(f, at, field.figures))]
@@ -291,9 +298,9 @@ def _nearest(field: F.Field, text: str, scope):
         if heads:
             return _best(text, heads)
         kind = F.CELL
-    if kind in (F.CELL, F.NEXT, F.LATER, F.EMPTY):
+    if kind in (F.CELL, F.NEXT, F.LATER, F.EMPTY, F.SPANNED):
         cands = []
-        if kind != F.CELL:
+        if kind not in (F.CELL, F.SPANNED):  # a merged cell: the section's cell most like it
             row = _row_texts(field)
             for f, regs in scope:
                 for cell, after in _rows(f, regs, row):

@@ -11,7 +11,7 @@ def test_errata_lists_every_confirmed_erratum_with_its_evidence(run):
     r = run("errata", SPECS, "--format", "json")
     assert r.code == 0
     doc = json.loads(r.out)
-    assert doc["counts"] == {"errata": 38, "contradictions": 12, "judgments": 26}  # 10 of the wgmma tables
+    assert doc["counts"] == {"errata": 31, "contradictions": 12, "judgments": 19}  # 6 of the wgmma tables
     assert all(e["versions"] == ["9.1", "9.2"] and e["breaks"] for e in doc["errata"])
     a = next(e for e in doc["errata"] if e["shape"] == "m16n8k256" and e["subject"] == "A.b1")
     assert a["kind"] == "contradiction" and a["where"] == "§9.7.14.5.13, Figure 100"
@@ -22,7 +22,7 @@ def test_errata_lists_every_confirmed_erratum_with_its_evidence(run):
     assert title["kind"] == "judgment" and title["printed"] == "with integer type"
     # a wgmma D's table holds for every N: its errata name the fragment, not the N = 8 instance
     d = [e for e in doc["errata"] if e["shape"].startswith("m64nN") and e["subject"].startswith("D.")]
-    assert len(d) == 6 and "D.f32" in {e["subject"] for e in d}
+    assert len(d) == 3 and "D.f32" in {e["subject"] for e in d}
     assert not any("[N=" in json.dumps(e) for e in d)
 
 
@@ -121,3 +121,66 @@ def test_an_erratum_declaring_a_break_the_printed_text_does_not_make_fails(run, 
     (bad,) = [x for x in results if x["property"] == "erratum"]
     assert bad["verdict"] == "REFUTED" and "the printed text does not break defined" in bad["message"]
     assert not any(x["erratum"] for x in results)  # nothing of it confirmed
+
+
+def _rows_without_a_list():
+    """(spec, fragment, table row, printed one cell short in 9.1, spanned_by, an empty cell's
+    erratum) for every table row whose `elements` is null and that has no note of its own."""
+    import glob
+
+    from conftest import DOCUMENT
+
+    from checker.spec.load import load_spec
+    from checker.verbatim import document
+    from checker.verbatim import normalise as nm
+
+    doc = document.read([(None, DOCUMENT)])
+    nine_one = [f for f in doc.files if f.version == "9.1"]
+    out = []
+    for path in sorted(glob.glob(os.path.join(SPECS, "m*.yaml"))):
+        for sec in load_spec(path).sections:
+            frs = {f.span: f for f in sec.fragments + sec.figures_only}.values()  # a wgmma D's instances: one table
+            for f in frs:
+                for k, row in enumerate(f.table):
+                    if row.elements is not None or row.elements_note is not None:
+                        continue
+                    cell = nm.prose(row.fragment)[0]
+                    short = set()
+                    for d in nine_one:
+                        regs = d.regions(sec.section)
+                        for c in d.cells:
+                            if c.text == cell and c.origins and any(a <= c.origins[0] < b for a, b in regs):
+                                header = min(x.row for x in d.cells if x.table == c.table)
+                                width = sum(x.row == header for x in d.cells)
+                                short.add(sum(x.row == c.row for x in d.cells) < width)
+                    assert len(short) == 1, (path, f.id, k, short)  # found in 9.1, one way
+                    empty = any(e.row == k and e.printed == "" for e in f.errata)
+                    out.append((os.path.basename(path), f.id.split("[")[0], k + 1, short.pop(),
+                                row.spanned_by is not None, empty))
+    return out
+
+
+def test_every_row_a_merged_cell_spans_reads_it_and_no_erratum_calls_it_empty():
+    """One reading for every row the document prints without an Elements cell of its own. The 9.1
+    text leaves a merged cell out of every row it spans but the first, one cell short of the
+    table's header with the row's later cells kept (m64nNk32's .f32 D row keeps its Miscellaneous
+    cell), and prints an empty cell as `|  |` (m16n8k8's .f32 C row); 9.2 prints both as empty
+    cells. So a row printed short gives the merged cell (`spanned_by`) and is no erratum; an
+    erratum of an empty cell stands where 9.1 prints the cell, or where the section's texts
+    disagree: m16n8k16's C, whose .f32 row the plain-text seed prints with an empty cell. Four
+    wgmma rows and m8n8k4's, m16n8k64's and m16n8k128's B rows had been errata ("9.1 prints no
+    cell"), m64nNk64.sp's .s8/.u8 row and two mma.sp A rows silent spans: read both ways."""
+    rows = _rows_without_a_list()
+    disputed = {("m16n8k16.yaml", "C.float", 2), ("m16n8k16.yaml", "C.float", 3)}
+    for spec, fid, k, short, spanned, empty in rows:
+        if (spec, fid, k) in disputed:
+            assert short and empty and not spanned, (spec, fid, k)
+        else:
+            assert spanned == short and empty == (not short), (spec, fid, k, short, spanned, empty)
+    assert sorted((s, f, k) for s, f, k, _, spanned, _ in rows if spanned) == [
+        ("m16n8k128.yaml", "A.sp.i4", 2), ("m16n8k128.yaml", "B.sp.i4", 2), ("m16n8k64.yaml", "A.sp.i8", 2),
+        ("m16n8k64.yaml", "B.sp.i8", 2), ("m64nNk16.yaml", "D.float", 2), ("m64nNk32.yaml", "A.i8", 2),
+        ("m64nNk32.yaml", "D.s32.float", 2), ("m64nNk32.yaml", "D.s32.float", 3), ("m64nNk64.sp.yaml", "A.sp.i8", 2),
+        ("m8n8k4.yaml", "C.f32", 1)]
+    assert sorted((s, f, k) for s, f, k, _, _, empty in rows if empty) == [
+        ("m16n8k16.yaml", "C.float", 2), ("m16n8k16.yaml", "C.float", 3), ("m16n8k8.yaml", "C.float", 2)]

@@ -296,7 +296,7 @@ def test_a_difference_printed_alike_is_refused(copy, run):
      "an erratum that breaks elements-listed is kind: judgment, not contradiction (the default)"),
 ])
 def test_an_erratum_of_the_wrong_kind_is_refused(copy, run, old, new, says):
-    path, line, col = copy("m16n8k128.yaml", old, new)
+    path, line, col = copy("m16n8k8.yaml", old, new)
     err = refused(run, path)
     assert f"{path}:" in err and says in err, err
 

@@ -24,14 +24,13 @@ def _spec_files():
 
 
 def test_a_parametric_specs_errata_are_listed_once_each(run):
-    errata = checker.load(WG16).errata
-    assert len(errata) == 2, [(e.subject, e.where) for e in errata]
-    assert len({e.where for e in errata}) == 2
+    errata = checker.load(WG16).errata  # one, on D, which has 32 instances (the .f32 row's list is a merged cell)
+    assert len(errata) == 1, [(e.subject, e.where) for e in errata]
     # as `checker errata` names them: the first instance the erratum is confirmed at
     assert {e.subject for e in errata} == {"D.float[N=8]"}
     listed = json.loads(run("errata", SPECS, "--format", "json").out)
     total = sum(len(checker.load(p).errata) for p in _spec_files())
-    assert total == len(listed["errata"]) == 38
+    assert total == len(listed["errata"]) == 31
 
 
 def test_validate_lists_the_fragment_ids_the_help_of_fragment_points_at(run):

@@ -38,7 +38,8 @@ def subjects():
 
 
 def test_the_support_rows_are_the_documents():
-    """Every row's quotes are in its section, word for word; the rows define 28 forms, and every
+    """Every row's quotes are in its section, word for word, in 9.1 and in 9.2 (whose conversion
+    marks code up otherwise: backticks are not compared there); the rows define 28 forms, and every
     form a spec names is one of them, and the other way round."""
     names = {"9.7.14.5.15": "ldmatrix", "9.7.14.5.16": "stmatrix", "9.7.14.5.17": "movmatrix"}
     folder = os.path.join(DOCUMENT, "ptx-isa")
@@ -49,8 +50,12 @@ def test_the_support_rows_are_the_documents():
     for r in movement_support():
         with open(os.path.join(folder, f"{r['section']}-{names[r['section']]}.md"), encoding="utf-8") as fh:
             text = " ".join(fh.read().split())
+        with open(os.path.join(DOCUMENT, "ptx-isa-9.2", "14-warp-level-mma", "mma", f"{names[r['section']]}.md"),
+                  encoding="utf-8") as fh:
+            text92 = " ".join(fh.read().replace("`", "").split())
         for q in r["quotes"]:
             assert " ".join(q.split()) in text, q
+            assert " ".join(q.replace("`", "").split()) in text92, q
         assert f"version {r['ptx']}." in " ".join(r["quotes"])
 
 
@@ -470,3 +475,47 @@ def test_without_the_forms_it_runs_there_is_no_chain():
     forms = forms_of(path, spec)
     assert chain_of(forms, spec, "m16n8k16.yaml", mma) is not None
     assert chain_of([f for f in forms if f.instruction != CHAIN_A], spec, "m16n8k16.yaml", mma) is None
+
+
+def test_stmatrix_m8n8_excludes_b8_on_no_sentence_of_the_document_and_says_so():
+    """The one restriction of stmatrix's shape to its type the document prints is ".m16n8 shape is
+    valid only for .b8 type."; nothing says .m8n8 is .b16 only. The spec states that sentence
+    (verbatim, found in 9.1 and 9.2) and says in its notes that no sentence excludes .b8 and what
+    ptxas does; the support row reads .b16 from the 16-byte rows and Figure 107's caption, and
+    gives no .b8 form, so no layout may name one."""
+    import yaml
+
+    sec = load_spec(os.path.join(SPECS, "stmatrix.m8n8.yaml")).sections[0]
+    assert "`.m16n8` shape is valid only for `.b8` type." in sec.stated
+    notes = " ".join(yaml.safe_load(open(os.path.join(SPECS, "stmatrix.m8n8.yaml"), encoding="utf-8"))
+                     ["sections"][0]["notes"].split())  # prose: the model keeps none
+    assert "excludes .b8 on no sentence of the document" in notes
+    assert "Incorrect instruction type specified for stmatrix with shape '.m8n8'" in notes
+    for version, path in (("9.1", os.path.join(DOCUMENT, "ptx-isa", "9.7.14.5.16-stmatrix.md")),
+                          ("9.2", os.path.join(DOCUMENT, "ptx-isa-9.2", "14-warp-level-mma", "mma", "stmatrix.md"))):
+        text = open(path, encoding="utf-8").read()
+        restrictions = [line for line in text.splitlines() if "valid only for" in line or " only with " in line]
+        assert restrictions == ["`.m16n8` shape is valid only for `.b8` type."], (version, restrictions)
+    row = next(r for r in movement_support() if (r["instruction"], r["shape"]) == ("stmatrix", "m8n8"))
+    assert row["types"] == ["b16"] and "stmatrix fragment layout for one 8x8 matrix with 16-bit elements" in row["quotes"]
+
+
+@needs_ptxas
+@pytest.mark.parametrize("target", ["sm_90", "sm_100a"])
+def test_ptxas_refuses_stmatrix_m8n8_b8(subjects, target):
+    """What the spec's exclusion of .m8n8 .b8 rests on besides the document's figures: the
+    assembler refuses it (ptxas 13.0: "Incorrect instruction type specified for stmatrix with shape
+    '.m8n8'"), where the .b16 form of the same kernel assembles."""
+    from checker.probe.assemble import assemble, known_targets, ptxas
+    from checker.probe.movement_ptx import generate
+
+    tool = ptxas()
+    if known_targets(tool) and target not in known_targets(tool):
+        _cannot_target(target)
+    s = subjects["stmatrix.sync.aligned.m8n8.x1.shared.b16"]
+    text = generate(s, target, "8.8")
+    assert assemble(tool, text, target.removeprefix("sm_"), s.kernel)[0]
+    b8 = text.replace("stmatrix.sync.aligned.m8n8.x1.shared.b16", "stmatrix.sync.aligned.m8n8.x1.shared.b8")
+    assert b8 != text
+    ok, message, _ = assemble(tool, b8, target.removeprefix("sm_"), s.kernel)
+    assert not ok and "Incorrect instruction type specified for stmatrix with shape '.m8n8'" in message

@@ -399,3 +399,55 @@ def test_a_heading_or_a_list_item_starts_a_block_and_e_g_starts_no_sentence_end(
     assert not whole.starts_sentence(f.prose, f.prose.index("first sentence."))
     text = nm.GAP + "e.g. both signed integer"
     assert not whole.ends_sentence(text, len(nm.GAP + "e.g."))
+
+
+def _spanned_instead_of_erratum(folder, name: str, fragment_cell: str, merged: str) -> str:
+    """specs/NAME with the row of `fragment_cell` given `spanned_by: merged` in place of its
+    empty cell's erratum."""
+    import yaml
+
+    path = os.path.join(folder, name)
+    data = yaml.safe_load(open(path, encoding="utf-8"))
+    rows = [r for s in data["sections"] for f in s.get("fragments") or [] for r in f["table"]
+            if r["fragment"] == fragment_cell]
+    assert len(rows) == 1 and rows[0]["elements"] is None
+    rows[0].pop("errata", None)
+    rows[0]["spanned_by"] = merged
+    with open(path, "w", encoding="utf-8") as fh:
+        yaml.safe_dump(data, fh, sort_keys=False, allow_unicode=True, width=1000)
+    return path
+
+
+def test_a_merged_cell_is_found_only_over_a_row_printed_without_its_own(run, copy, tmp_path):
+    """`spanned_by` is found where 9.1 prints the row one cell short of its header, under the row
+    whose own cell it is. m16n8k8's .f32 C row, which 9.1 prints with an empty cell of its own, is
+    spanned by nothing, whatever list stands above it; and m64nNk32's .f32 D row is spanned by its
+    own table's .s32 cell, not by another table's list."""
+    shutil.copytree(SPECS, tmp_path / "mine")
+    k8 = _spanned_instead_of_erratum(str(tmp_path / "mine"), "m16n8k8.yaml",
+                                     "A vector expression of four `.f32` registers.", "c0, c1, c2, c3")
+    r = run("verbatim", k8, "--document", DOCUMENT)
+    assert r.code == 1
+    assert "C.float row 2 spanned_by: no text of the section prints its row without an Elements cell of its own" in r.out
+    s32 = ("d0, d1, d2, d3, …, dX, dY, dZ, dW  where `X = N/2  -  4`  `Y = N/2  -  3`  `Z = N/2  -  2`  "
+           "`W = N/2  -  1`  `N` depends on .dtype, as described in the next column.")
+    path, _, _ = copy("m64nNk32.yaml", f'      spanned_by: "{s32}"\n      miscellaneous: "`N',
+                      '      spanned_by: "a0, a1, a2, a3, … , a14, a15"\n      miscellaneous: "`N')
+    r = run("verbatim", path, "--document", DOCUMENT)
+    assert r.code == 1 and "D.s32.float row 2 spanned_by: no text of the section prints" in r.out
+    assert "A.i8 row 2 spanned_by" not in r.out  # A's own merged cell is still found
+
+
+def test_a_row_a_merged_cell_spans_lists_its_elements_and_has_no_cell_of_its_own(run, copy):
+    """Without `spanned_by` the row reads as an empty cell: elements-listed refuted at the row (an
+    erratum would have to say so); with a cell of its own besides, the spec is refused."""
+    path, line, _ = copy("m64nNk32.yaml", '''      spanned_by: "d0, d1, d2, d3, …, dX, dY, dZ, dW  where `X = N/2  -  4`  `Y = N/2  -  3`  `Z = N/2  -  2`  `W = N/2  -  1`  `N` depends on .dtype, as described in the next column."
+      miscellaneous: null
+''', '''      miscellaneous: null
+''')
+    r = run("prove", path)
+    assert r.code == 1
+    assert "the Elements cell of D.s32.float (table row 3) is empty: (empty)" in r.out
+    path, line, _ = copy("m64nNk16.yaml", "      elements: null\n      spanned_by:", "      elements: d0\n      spanned_by:")
+    r = run("validate", path)
+    assert r.code == 3 and f"{path}:{line + 1}:7: error: this row prints its own Elements cell (elements)" in r.out + r.err

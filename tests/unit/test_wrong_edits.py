@@ -30,13 +30,14 @@ def test_a_wrong_element_list_read_from_an_erratum_is_refuted_at_the_erratum(cop
     assert located and located[0].startswith(f"{path}:{line}:"), located or r.out + r.err
 
 
-def test_a_wgmma_list_from_an_empty_cell_that_does_not_continue_is_refuted_not_a_crash(copy, run):
-    old = "value: \"d0, d1, d2, d3, …, dX, dY, dZ, dW  where `X = N/2  -  4`"
+def test_a_wgmma_list_from_a_merged_cell_that_does_not_continue_is_refuted_not_a_crash(copy, run):
+    # the .f32 D row reads the merged cell above it (spanned_by): a list edited there is pointed at
+    old = "spanned_by: \"d0, d1, d2, d3, …, dX, dY, dZ, dW  where `X = N/2  -  4`"
     path, line, _ = copy("m64nNk16.yaml", old, old.replace("N/2  -  4", "N/2  -  2"))
     r = run("prove", path, "--jobs", "1")
     assert r.code in (1, 3), r.out + r.err  # refuted, or the scope's spec error: never a crash
     assert "worker process failed" not in r.err and "Traceback" not in r.err
-    assert f"{path}:{line}:17: error: D.float[N=8]: the elements named after the ellipsis (d2, d1, d2, d3) do not " \
+    assert f"{path}:{line}:20: error: D.float[N=8]: the elements named after the ellipsis (d2, d1, d2, d3) do not " \
            "continue d0, d1, d2, d3" in r.out + r.err
 
 
