@@ -55,6 +55,24 @@ def expectations(path: str) -> dict:
 
 
 @pytest.fixture
+def refused(tmp_path):
+    """refused(text, line, col, what): a reference data file of `text` is refused at line:col with
+    a message that says `what` (checker/references/load.py)."""
+    from checker.errors import SpecError
+    from checker.references import load
+
+    def _refused(text, line, col, what):
+        path = tmp_path / "refused.yaml"
+        path.write_text(text)
+        with pytest.raises(SpecError) as exc:
+            load.load_file(str(path))
+        assert what in str(exc.value), str(exc.value)
+        assert (exc.value.span.line, exc.value.span.col) == (line, col), str(exc.value)
+
+    return _refused
+
+
+@pytest.fixture
 def copy(tmp_path):
     """specs/ copied; edit(name, old, new) replaces the one occurrence of `old` in that file and
     returns (its path, the line and column the edit starts at)."""

@@ -267,8 +267,7 @@ def _encoding(d: _Doc, enc, path, expect) -> Encoding:
     if kind == "mosaic-tiled":
         from checker.references.mosaic import Replicated
 
-        enc = d.mapping(enc, path, ("kind", "tiling", "lane_dims", "vector_dim"),
-                        ("warp_dim", "warp_dims", "array", "warp"))
+        enc = d.mapping(enc, path, ("kind", "tiling", "warp_dims", "lane_dims", "vector_dim"), ("array", "warp"))
         tiling = enc["tiling"]
         if not isinstance(tiling, list) or not 1 <= len(tiling) <= 8 or not all(
                 isinstance(t, list) and 1 <= len(t) <= 4 for t in tiling):
@@ -278,25 +277,18 @@ def _encoding(d: _Doc, enc, path, expect) -> Encoding:
         lanes = enc["lane_dims"]
         if not isinstance(lanes, list) or not 1 <= len(lanes) <= 4:
             d.err(path + ["lane_dims"], f"expected a list of 1..4 dimensions, found {_kind(lanes)}")
-        # warp_dim: one dimension (the wgmma layouts); warp_dims: TiledLayout's own tuple, where a
-        # Replicated(n) is {replicated: n} (mma.py's layouts replicate an operand over warps)
-        if ("warp_dim" in enc) == ("warp_dims" in enc):
-            d.err(path, "give exactly one of warp_dim (one dimension) or warp_dims (a list of dimensions and "
-                        "{replicated: N})")
-        if "warp_dim" in enc:
-            warps = d.integer(enc["warp_dim"], path + ["warp_dim"], -16, 15)
-        else:
-            given = enc["warp_dims"]
-            if not isinstance(given, list) or not 1 <= len(given) <= 4:
-                d.err(path + ["warp_dims"], f"expected a list of 1..4 dimensions, found {_kind(given)}")
-            warps = []
-            for k, x in enumerate(given):
-                if isinstance(x, dict):
-                    x = d.mapping(x, path + ["warp_dims", k], ("replicated",))
-                    warps.append(Replicated(d.integer(x["replicated"], path + ["warp_dims", k, "replicated"], 1, 4)))
-                else:
-                    warps.append(d.integer(x, path + ["warp_dims", k], -16, 15))
-            warps = tuple(warps)
+        # TiledLayout's own tuple, where a Replicated(n) is {replicated: n} (mma.py's layouts
+        # replicate an operand over warps)
+        given = enc["warp_dims"]
+        if not isinstance(given, list) or not 1 <= len(given) <= 4:
+            d.err(path + ["warp_dims"], f"expected a list of 1..4 dimensions, found {_kind(given)}")
+        warps = []
+        for k, x in enumerate(given):
+            if isinstance(x, dict):
+                x = d.mapping(x, path + ["warp_dims", k], ("replicated",))
+                warps.append(Replicated(d.integer(x["replicated"], path + ["warp_dims", k, "replicated"], 1, 4)))
+            else:
+                warps.append(d.integer(x, path + ["warp_dims", k], -16, 15))
         array = None
         if "array" in enc:
             array = enc["array"]
@@ -304,7 +296,7 @@ def _encoding(d: _Doc, enc, path, expect) -> Encoding:
                 d.err(path + ["array"], f"expected [rows, cols], found {_kind(array)}")
             array = tuple(d.integer(x, path + ["array", k], 1, 4096) for k, x in enumerate(array))
         warp = d.integer(enc["warp"], path + ["warp"], 0, 3) if "warp" in enc else None
-        return Encoding(kind, {"tiling": tiles, "warp_dims": warps,
+        return Encoding(kind, {"tiling": tiles, "warp_dims": tuple(warps),
                                "lane_dims": tuple(d.integer(x, path + ["lane_dims", k], -16, 15)
                                                   for k, x in enumerate(lanes)),
                                "vector_dim": d.integer(enc["vector_dim"], path + ["vector_dim"], -16, 15),

@@ -14,6 +14,7 @@ on its own piece: `array` is then that tile's shape and `warp` the warp compared
 numbered 0..31 and its cells where they lie in the tile."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from checker.errors import CheckerError
@@ -31,8 +32,8 @@ class Replicated:
 
 def tiled(shape: tuple, tiling: tuple, warp_dims, lane_dims: tuple, vector_dim: int, warp=None) -> dict:
     """{(thread, element): (row, col)} over every cell of an array of `shape` (rows, cols): every
-    warp's threads, or warp `warp`'s alone, numbered by lane. `warp_dims` is one dimension or a
-    tuple of dimensions and Replicated."""
+    warp's threads, or warp `warp`'s alone, numbered by lane. `warp_dims`: dimensions and
+    Replicated, as TiledLayout takes them."""
     rows, cols = shape
     if rows * cols > MAX_POINTS:
         raise CheckerError(f"a {rows} x {cols} array is larger than a fragment can be")
@@ -43,15 +44,12 @@ def tiled(shape: tuple, tiling: tuple, warp_dims, lane_dims: tuple, vector_dim: 
             raise CheckerError(f"the tile {tile} does not divide the dimensions {sizes[-k:]} of a {rows} x {cols} array")
         sizes = sizes[:-k] + [s // t for s, t in zip(sizes[-k:], tile)] + list(tile)
     n = len(sizes)
-    warp_dims = (warp_dims,) if isinstance(warp_dims, int) else tuple(warp_dims)
     partitioned = [d for d in warp_dims if not isinstance(d, Replicated)]
     for d in (*partitioned, vector_dim, *lane_dims):
         if not -n <= d < n:
             raise CheckerError(f"dimension {d} is not one of the {n} dimensions of the tiled array")
     warp_sizes = [d.times if isinstance(d, Replicated) else sizes[d % n] for d in warp_dims]
-    held = 1
-    for s in warp_sizes:
-        held *= s
+    held = math.prod(warp_sizes)
     if held != WARPS_IN_WARPGROUP:
         raise CheckerError(f"the warp dimensions {_shown(warp_dims)} span {held} warps, not the "
                            f"{WARPS_IN_WARPGROUP} of a warpgroup")
