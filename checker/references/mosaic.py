@@ -14,6 +14,7 @@ on its own piece: `array` is then that tile's shape and `warp` the warp compared
 numbered 0..31 and its cells where they lie in the tile."""
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -56,13 +57,7 @@ def tiled(shape: tuple, tiling: tuple, warp_dims, lane_dims: tuple, vector_dim: 
     if warp is not None and not 0 <= warp < WARPS_IN_WARPGROUP:
         raise CheckerError(f"warp {warp} is not one of the {WARPS_IN_WARPGROUP} warps of a warpgroup")
     # each warp's index along each warp dimension, row-major as Mosaic GPU's _delinearize_index splits it
-    split = []
-    for w in range(WARPS_IN_WARPGROUP):
-        at, rest = [], w
-        for s in reversed(warp_sizes):
-            at.append(rest % s)
-            rest //= s
-        split.append(tuple(reversed(at)))
+    split = list(itertools.product(*(range(s) for s in warp_sizes)))
     special = {*(d % n for d in partitioned), vector_dim % n, *(d % n for d in lane_dims)}
     out = {}
     for r in range(rows):
