@@ -75,8 +75,9 @@ class Cute(Candidate):
     names: str = "rows x cols"  # what the tile's dimensions are: M x K, N x K, M x N
     # CuTe's sparse_elem<S, T> (include/cute/pointer_sparse.hpp): S logical values of the layout
     # share one stored element, logical value v being element v / S. The layout's tile is the
-    # uncompressed A (M x K); element i is held where its S logical values lie in one row and one
-    # run of S columns, and its cell is that row and column / S of the compressed A.
+    # uncompressed operand, K along the tile's columns (A's M x K; B's N x K); element i is held
+    # where its S logical values lie in one row and one run of S columns of the tile, and its cell
+    # is that row and column / S of the compressed tile, transposed as `transposed` says.
     sparse: int = 1
 
     @property
@@ -97,11 +98,17 @@ class Cute(Candidate):
 
     def _stored(self, t: int, i: int, index=None):
         """The compressed cell of stored element i, or None where its logical values disagree
-        (`index`: the layout's index function, where the caller made it faster)."""
+        (`index`: the layout's index function, where the caller made it faster). K is the tile's
+        column before any transposing: compressing the matrix's column of a transposed B would
+        divide N."""
         index = index or self.layout.index
-        cells = [self._cell(index(t, i * self.sparse + k)) for k in range(self.sparse)]
-        r, c = cells[0][0], cells[0][1] // self.sparse
-        return (r, c) if all((x, y // self.sparse) == (r, c) for x, y in cells) else None
+        rows = self.tile[0]
+        tiled = {(idx % rows, idx // rows // self.sparse) for idx in (index(t, i * self.sparse + k)
+                                                                     for k in range(self.sparse))}
+        if len(tiled) != 1:
+            return None
+        (r, c), = tiled
+        return (c, r) if self.transposed else (r, c)
 
     def cells(self, points) -> list:
         # CuTe's index is the thread mode's part plus the value mode's: each is made once per

@@ -150,3 +150,26 @@ def test_cute_s_sm120_sparse_a_is_proved_and_read_dense_refuted(run, tmp_path):
     data = _edited(tmp_path, SM120, "Stride<_16,_8,_512>", "Stride<_16,_8,_256>")
     r = run("conformance", SPECS, "--references", str(data))
     assert r.code == 1 and "vs m16n8k64 A.sp.i8: differs" in r.out
+
+
+def test_a_sparse_cute_layout_compresses_k_whether_or_not_it_is_transposed():
+    """sparse_elem<S, T> compresses K, the tile's column (A's M x K, B's N x K). A transposed tile
+    (CuTe's B) had its matrix column divided instead, N where K was meant: every stored element's
+    logical values then disagreed and the layout held nothing. The same layout read as a transposed
+    tile holds the transposed cells, each of them."""
+    from checker.compare import candidates, cute
+    from checker.errors import SourceSpan
+    from checker.source import plain
+
+    [ref] = load.load_file(SM120)
+    layout = ref.encoding.fields["layout"]
+    assert layout is not None and ref.encoding.fields["sparse"] == 2
+    points = [(t, i) for t in range(32) for i in range(layout.values // 2)]
+    a = candidates.Cute(layout, (16, 64), sparse=2).cells(points)
+    b = candidates.Cute(layout, (16, 64), transposed=True, sparse=2).cells(points)
+    assert None not in a and len(set(a)) == len(points)
+    assert b == [(c, r) for r, c in a]
+    assert [candidates.Cute(layout, (16, 64), transposed=True, sparse=2)._stored(t, i) for t, i in points[:40]] == b[:40]
+    # logical values split over two K-runs hold nothing: the stride of K's pairs misread
+    bad = cute.parse(plain("((4,8),(8,2,2)):((128,1),(32,8,512))", SourceSpan("t", 1, 1)))
+    assert candidates.Cute(bad, (16, 64), transposed=True, sparse=2).cells([(0, 0)]) == [None]
