@@ -13,6 +13,7 @@ import json
 import re
 
 import checker.compare.candidates as candidates
+from checker.bounded import shown
 from checker.errors import SourceSpan, SpecError
 from checker.source import plain
 
@@ -20,7 +21,10 @@ MAX_FILE = 4 << 20
 # JSON nesting of a bases file: Triton's bases are lists of [row, col] in an object, depth 3; json
 # recurses per level and a file of 100,000 `[` raised RecursionError, so depth is counted first
 MAX_DEPTH = 32
-_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# a string (one left open runs to the end: its closing quote optional, so no start is tried twice --
+# required, a file of `\"` had every quote scanned to the end, 2 MB taking hours), a bracket, a number
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]|-?[0-9]+')
+MAX_DIGITS = 32  # json's int() refuses past 4300 digits with no position; no coordinate is near this
 MAX_THREAD_BITS = 16  # lane and warp bases together: thread indices below candidates.MAX_COORD
 
 
@@ -67,6 +71,8 @@ def _json(text: str, path: str, start: int, end: int):
     depth = 0
     for m in _JSON_TOKENS.finditer(text, start, end):
         ch = m.group()
+        if len(ch) > MAX_DIGITS and ch[0] != '"':
+            raise SpecError(_where(text, path, m.start()), f"a number of more than {MAX_DIGITS} digits")
         if ch in "[{":
             depth += 1
             if depth > MAX_DEPTH:
@@ -132,16 +138,19 @@ def triton(path: str, fragment=None) -> candidates.Bases:
             obj = _json(text, path, 0, len(text))
         except ValueError as exc:
             raise SpecError(_where(text, path, getattr(exc, "pos", 0)), f"not JSON: {getattr(exc, 'msg', exc)}") from None
-        offsets = {k: max(text.find(f'"{k}"'), 0) for k in obj} if isinstance(obj, dict) else {}
+        offsets = None  # each key where it is written, found once asked (an object of 200,000 keys
+        #                 searched the text once for each: minutes)
     else:
         obj, offsets = _export_text(text, path)
     if not isinstance(obj, dict):
         raise SpecError(SourceSpan(path, 1, 1), "expected an object of bases: register, lane, warp")
     known = {k for names in _KEYS.values() for k in names} | {"shape", "out_dims"}
-    for k in obj:
-        if k not in known:
-            raise SpecError(_where(text, path, offsets.get(k, 0)), f"unknown key {k!r}; expected "
-                            "register/reg_bases, lane/lane_bases, warp/warp_bases, block/block_bases, shape")
+    unknown = next((k for k in obj if k not in known), None)
+    if offsets is None:
+        offsets = {k: max(text.find(json.dumps(k)), 0) for k in known | {unknown} if k in obj}
+    if unknown is not None:
+        raise SpecError(_where(text, path, offsets[unknown]), f"unknown key {shown(unknown)}; expected "
+                        "register/reg_bases, lane/lane_bases, warp/warp_bases, block/block_bases, shape")
     _read_as(obj, text, path, offsets, fragment)
     bases = {}
     for dim, names in _KEYS.items():

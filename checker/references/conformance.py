@@ -53,11 +53,16 @@ def candidate(enc, fragment):
         width = max(Bounds(layout, (0, threads - 1), f["elements"]).bits(), limit.bit_length() + 2)
         return candidates.Formula(layout, width, threads, f["elements"], f["src"].text, f["transposed"])
     if enc.kind == "mosaic-tiled":
-        from checker.references.mosaic import tiled
+        from checker.references.mosaic import tile_shape, tiled
 
         # a warp-level MMA's layout is its warpgroup's tile (`array`), of which warp `warp` is compared
-        return candidates.Table(tiled(f["array"] or (fragment.rows, fragment.cols), f["tiling"], f["warp_dims"],
-                                      f["lane_dims"], f["vector_dim"], f["warp"]), "Mosaic GPU's tiled layout")
+        shape = f["array"] or (fragment.rows, fragment.cols)
+        if tile_shape(shape, f["tiling"]) is None:  # the loader checked a given array; the fragment's is known here
+            raise SpecError(f["at"], f"the tiling {[list(t) for t in f['tiling']]} does not apply to {fragment.id}'s "
+                                     f"{shape[0]} x {shape[1]} (rows x cols); an entry of a larger array gives "
+                                     "array: [rows, cols]")
+        return candidates.Table(tiled(shape, f["tiling"], f["warp_dims"], f["lane_dims"], f["vector_dim"], f["warp"]),
+                                "Mosaic GPU's tiled layout")
     return candidates.Table(f["entries"], "the table")
 
 

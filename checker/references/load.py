@@ -152,6 +152,12 @@ def shown_as(path: str) -> str:
 
 
 def load_file(path: str) -> list:
+    return read(path)[1]
+
+
+def read(path: str, encodings: bool = True) -> tuple:
+    """(the YAML document, its references). `encodings` false: each entry's encoding is checked for
+    its kind alone (the spec loader reads the entries' pins and names, not their layouts)."""
     from checker.recording import read_regular
 
     doc = yamlload.load(shown_as(path), read_regular(path, yamlload.MAX_BYTES))
@@ -166,16 +172,16 @@ def load_file(path: str) -> list:
         d.err(["entries"], f"expected a list of 1..{MAX_ENTRIES} entries, found {_kind(entries)}")
     out, names = [], {}
     for k, e in enumerate(entries):
-        out.append(_entry(d, e, ["entries", k], library, repo, commit, upstream, doc.path))
+        out.append(_entry(d, e, ["entries", k], library, repo, commit, upstream, doc.path, encodings))
         key = (out[-1].name, out[-1].commit)
         if key in names:
             d.err(["entries", k, "name"], f"entry {out[-1].name!r} at this commit is given twice (first at "
                                           f"line {names[key].line})")
         names[key] = out[-1].span
-    return out
+    return doc, out
 
 
-def _entry(d: _Doc, e, path, library, repo, commit, upstream, file) -> Reference:
+def _entry(d: _Doc, e, path, library, repo, commit, upstream, file, encodings=True) -> Reference:
     e = d.mapping(e, path, ("name", "fragment", "status", "encoding"),
                   ("line", "anchor", "note", "commit", "expect", "path"))
     name = d.string(e["name"], path + ["name"])
@@ -202,16 +208,21 @@ def _entry(d: _Doc, e, path, library, repo, commit, upstream, file) -> Reference
             d.err(path + ["fragment", "params"], f"expected a mapping of parameters ({{N: 64}}), found {_kind(ps)}")
         params = tuple((d.string(k, path + ["fragment", "params"], r"[A-Z]", "a parameter name"),
                         d.integer(v, path + ["fragment", "params", k], 1, 1024)) for k, v in ps.items())
-    enc = _encoding(d, e["encoding"], path + ["encoding"], expect)
+    enc = _encoding(d, e["encoding"], path + ["encoding"], expect) if encodings else \
+        Encoding(_kind_of(d, e["encoding"], path + ["encoding"]), {}, d.doc.span(tuple(path + ["encoding"])))
     upstream_path = d.string(e["path"], path + ["path"]) if "path" in e else upstream
     return Reference(library, repo, entry_commit, upstream_path, name, line, anchor, spec, fid, params, status, note,
                      expect, enc, file, d.doc.span(tuple(path)))
 
 
-def _encoding(d: _Doc, enc, path, expect) -> Encoding:
+def _kind_of(d: _Doc, enc, path) -> str:
     if not isinstance(enc, dict) or "kind" not in enc:
         d.err(path, f"expected a mapping with kind: {' | '.join(KINDS)}")
-    kind = d.choice(enc["kind"], path + ["kind"], KINDS)
+    return d.choice(enc["kind"], path + ["kind"], KINDS)
+
+
+def _encoding(d: _Doc, enc, path, expect) -> Encoding:
+    kind = _kind_of(d, enc, path)
     span = d.doc.span(tuple(path))
     if kind == "cute":
         enc = d.mapping(enc, path, ("kind", "layout", "tile"), ("threads", "sparse"))
@@ -265,6 +276,7 @@ def _encoding(d: _Doc, enc, path, expect) -> Encoding:
                                                                                   path + ["elements"], 1, 4096),
                                "transposed": transposed}, span)
     if kind == "mosaic-tiled":
+        from checker.references import mosaic
         from checker.references.mosaic import Replicated
 
         enc = d.mapping(enc, path, ("kind", "tiling", "warp_dims", "lane_dims", "vector_dim"), ("array", "warp"))
@@ -296,11 +308,19 @@ def _encoding(d: _Doc, enc, path, expect) -> Encoding:
                 d.err(path + ["array"], f"expected [rows, cols], found {_kind(array)}")
             array = tuple(d.integer(x, path + ["array", k], 1, 4096) for k, x in enumerate(array))
         warp = d.integer(enc["warp"], path + ["warp"], 0, 3) if "warp" in enc else None
-        return Encoding(kind, {"tiling": tiles, "warp_dims": tuple(warps),
-                               "lane_dims": tuple(d.integer(x, path + ["lane_dims", k], -16, 15)
-                                                  for k, x in enumerate(lanes)),
-                               "vector_dim": d.integer(enc["vector_dim"], path + ["vector_dim"], -16, 15),
-                               "array": array, "warp": warp}, span)
+        fields = {"tiling": tiles, "warp_dims": tuple(warps),
+                  "lane_dims": tuple(d.integer(x, path + ["lane_dims", k], -16, 15) for k, x in enumerate(lanes)),
+                  "vector_dim": d.integer(enc["vector_dim"], path + ["vector_dim"], -16, 15),
+                  "array": array, "warp": warp, "at": d.doc.span(tuple(path + ["tiling"]))}
+        # what upstream refuses is refused here, at its field: it lays out no array at all
+        problem = mosaic.refused(tiles, fields["warp_dims"], fields["lane_dims"], fields["vector_dim"])
+        if problem is not None:
+            field, k, message = problem
+            d.err(path + [field] + ([k] if k is not None else []), message)
+        if array is not None and (array[0] * array[1] > mosaic.MAX_POINTS or mosaic.tile_shape(array, tiles) is None):
+            d.err(path + ["array"], f"expected an array of at most {mosaic.MAX_POINTS} cells that the tiling "
+                                    f"applies to, found {list(array)}")
+        return Encoding(kind, fields, span)
     enc = d.mapping(enc, path, ("kind", "entries"))
     rows = enc["entries"]
     if not isinstance(rows, list) or not rows or len(rows) > MAX_TABLE:

@@ -22,6 +22,7 @@ from checker.errors import CheckerError
 
 MAX_POINTS = 1 << 16
 WARPS_IN_WARPGROUP = 4  # Mosaic GPU's TiledLayout refuses warp dimensions of any other product
+LANES_IN_WARP = 32  # and lane dimensions of any other product (WARP_SIZE)
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,54 @@ class Replicated:
     times: int
 
 
+def tile_shape(shape: tuple, tiling: tuple):
+    """The array's shape after tiling (Mosaic GPU's Tiling.tile_shape), or None where a tile does
+    not apply to it (of a higher rank than what is left, or not dividing it)."""
+    sizes = list(shape)
+    for tile in tiling:
+        k = len(tile)
+        if k > len(sizes) or any(s % t for s, t in zip(sizes[-k:], tile)):
+            return None
+        sizes = sizes[:-k] + [s // t for s, t in zip(sizes[-k:], tile)] + list(tile)
+    return tuple(sizes)
+
+
+def refused(tiling: tuple, warp_dims: tuple, lane_dims: tuple, vector_dim: int):
+    """What Mosaic GPU refuses of these arguments at the pinned commit (Tiling.__post_init__,
+    TiledLayout.__post_init__, checked on the tiling's first tile as upstream checks them), as
+    (the field, the index in it or None, the message); None where it takes them. Upstream raises
+    before any array is laid out, so an entry it refuses is no layout of any fragment."""
+    rank = len(tiling[0])
+    for k, tile in enumerate(tiling):
+        if len(tile) > rank:
+            return "tiling", k, f"the tile {list(tile)} has a higher rank than the one before it (tiles must have a " \
+                                "decreasing rank)"
+        rank = len(tile)
+    tiled_shape = tile_shape(tiling[0], tiling)
+    if tiled_shape is None:
+        return "tiling", None, f"the tiling does not apply to its own first tile {list(tiling[0])}"
+    n = len(tiled_shape) - len(tiling[0])  # the dimensions the tiling makes: the only ones a layout partitions
+    seen: set = set()
+    given = [("warp_dims", k, d) for k, d in enumerate(warp_dims) if not isinstance(d, Replicated)]
+    given += [("lane_dims", k, d) for k, d in enumerate(lane_dims)] + [("vector_dim", None, vector_dim)]
+    for field, k, d in given:
+        if d in seen:
+            return field, k, f"dimension {d} is partitioned twice (duplicate partitioning dimensions)"
+        seen.add(d)
+    for field, k, d in given:
+        if not -n <= d < 0:
+            return field, k, f"expected a dimension in -{n}..-1 (the tiling makes {n}), found {d}"
+    warps = math.prod(d.times if isinstance(d, Replicated) else tiled_shape[d] for d in warp_dims)
+    if warps != WARPS_IN_WARPGROUP:
+        return "warp_dims", None, f"the warp dimensions {_shown(warp_dims)} span {warps} warps, not the " \
+                                  f"{WARPS_IN_WARPGROUP} of a warpgroup"
+    lanes = math.prod(tiled_shape[d] for d in lane_dims)
+    if lanes != LANES_IN_WARP:
+        return "lane_dims", None, f"the lane dimensions {_shown(lane_dims)} span {lanes} lanes, not the " \
+                                  f"{LANES_IN_WARP} of a warp"
+    return None
+
+
 def tiled(shape: tuple, tiling: tuple, warp_dims, lane_dims: tuple, vector_dim: int, warp=None) -> dict:
     """{(thread, element): (row, col)} over every cell of an array of `shape` (rows, cols): every
     warp's threads, or warp `warp`'s alone, numbered by lane. `warp_dims`: dimensions and
@@ -38,12 +87,9 @@ def tiled(shape: tuple, tiling: tuple, warp_dims, lane_dims: tuple, vector_dim: 
     rows, cols = shape
     if rows * cols > MAX_POINTS:
         raise CheckerError(f"a {rows} x {cols} array is larger than a fragment can be")
-    sizes = [rows, cols]
-    for tile in tiling:
-        k = len(tile)
-        if k > len(sizes) or any(s % t for s, t in zip(sizes[-k:], tile)):
-            raise CheckerError(f"the tile {tile} does not divide the dimensions {sizes[-k:]} of a {rows} x {cols} array")
-        sizes = sizes[:-k] + [s // t for s, t in zip(sizes[-k:], tile)] + list(tile)
+    sizes = tile_shape((rows, cols), tiling)
+    if sizes is None:
+        raise CheckerError(f"the tiling {[list(t) for t in tiling]} does not apply to a {rows} x {cols} array")
     n = len(sizes)
     partitioned = [d for d in warp_dims if not isinstance(d, Replicated)]
     for d in (*partitioned, vector_dim, *lane_dims):

@@ -17,29 +17,38 @@ import functools
 import os
 import re
 
-from checker.errors import CheckerError, SpecError
+from checker.errors import SpecError
 from checker.spec import model
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "references", "data")
 EXCERPTS = os.path.join(os.path.dirname(DATA), "excerpts.yaml")
 
 
-@functools.lru_cache(maxsize=1)
 def _data() -> dict:
     """stem -> the data file's top-level values (library, repo, commit, path, entries), read once
-    per process. A file that does not read is left out here: `checker conformance` says why."""
-    from checker.spec import yamlload
+    per process. Every field read here is first held to its type by the data's own loader (an entry's
+    line given as "836" or [836], a file without a library, had ended the spec's load in a
+    TypeError or KeyError): a data file that does not load is its own located error, raised to the
+    spec that reads the data (its encodings are `checker conformance`'s to check)."""
+    out, refused = _read_data()
+    if refused is not None:
+        raise refused
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _read_data() -> tuple:
+    from checker.references import load
 
     out = {}
     for name in sorted(os.listdir(DATA)):
         if name.endswith(".yaml") and not name.startswith("."):
             try:
-                value = yamlload.load(os.path.join(DATA, name)).value
-            except CheckerError:
-                continue
-            if isinstance(value, dict) and isinstance(value.get("entries"), list):
-                out[name[:-5]] = value
-    return out
+                doc, _entries = load.read(os.path.join(DATA, name), encodings=False)
+            except SpecError as exc:
+                return {}, exc
+            out[name[:-5]] = doc.value
+    return out, None
 
 
 def holding(shape: str, fid: str) -> list:

@@ -172,7 +172,7 @@ def test_mlir_ldmatrix_lowering_is_proved_against_the_readings(verdicts, run, tm
 def test_mosaic_gpu_layouts_are_proved_and_a_misread_one_refuted(run, tmp_path):
     """JAX Mosaic GPU's TiledLayouts (jax-mosaic_gpu.yaml), evaluated from their four arguments, equal
     the wgmma readings; the same layout with its two lane dimensions swapped differs, at the
-    smallest point; a tile that does not divide the array is malformed data."""
+    smallest point; a tiling that does not apply to its own first tile is malformed data."""
     src = os.path.join(ROOT, "checker", "references", "data", "jax-mosaic_gpu.yaml")
     r = run("conformance", SPECS, "--references", src, "--format", "json")
     got = json.loads(r.out)
@@ -184,9 +184,12 @@ def test_mosaic_gpu_layouts_are_proved_and_a_misread_one_refuted(run, tmp_path):
     r = run("conformance", SPECS, "--references", str(data))
     assert r.code == 1 and "WGMMA_LAYOUT (A.f16) (current) vs m64nNk16 A.f16: differs" in r.out, r.err
     assert "the first: thread 1 a0" in r.out
-    data.write_text(text.replace("tiling: [[64, 8], [16, 8]", "tiling: [[64, 7], [16, 8]", 1))
+    edited = text.replace("tiling: [[64, 8], [16, 8]", "tiling: [[64, 7], [16, 8]", 1)
+    data.write_text(edited)
     r = run("conformance", SPECS, "--references", str(data))
-    assert r.code != 0 and "does not divide" in (r.out + r.err) and "Traceback" not in r.err
+    line = edited[:edited.index("tiling: [[64, 7]")].count("\n") + 1  # malformed data: exit 3, at the tiling
+    assert r.code == 3 and f"{data}:{line}:15: error: the tiling does not apply to its own first tile [64, 7]" \
+        in r.err, r.out[-800:] + r.err
 
 
 def test_workers_give_the_verdicts_and_the_first_error_of_one_process(monkeypatch):

@@ -110,3 +110,39 @@ def test_triton_json_nesting_is_counted_before_it_is_parsed(run, tmp_path):
     text.write_text("layout = dict(\n  lane_bases=" + "[" * 50 + "]" * 50 + ",\n)\n")
     r = run("compare", f"{SPECS}/m16n8k16.yaml", "--fragment", "A.f16", "--triton", str(text))
     assert r.code == 3 and f"{text}:2:" in r.err and "nested more than 32 deep" in r.err
+
+
+@pytest.mark.parametrize("name, body, says", [
+    # 50,000 escaped quotes in a string left open: every quote had been scanned to the end (38 s
+    # here; the 4 MB a file may hold, hours)
+    ("open.json", '{"' + '\\"' * 50000, ":1:2: error: not JSON: Unterminated string"),
+    ("open.txt", "lane_bases=[\"" + '\\"' * 50000, ":1:13: error: lane_bases: not a list of [row, col] bases"),
+    # 60,000 keys: the text had been searched once for each (12 s) before the first was refused
+    ("keys.json", "{" + ",".join(f'"k{i}": 0' for i in range(60000)) + "}", ":1:2: error: unknown key 'k0'"),
+])
+def test_a_triton_file_is_refused_in_time_bounded_by_its_size(run, tmp_path, name, body, says):
+    import time
+
+    from conftest import SPECS
+
+    path = tmp_path / name
+    path.write_text(body)
+    t0 = time.process_time()
+    r = run("compare", f"{SPECS}/m16n8k16.yaml", "--fragment", "A.f16", "--triton", str(path))
+    assert r.code == 3 and f"{path}{says}" in r.err, r.err
+    assert time.process_time() - t0 < 4, "linear in the file's size: well under a second"
+
+
+@pytest.mark.parametrize("body, at", [
+    ('{"lane": [[' + "9" * 5000 + ", 0]]}", ":1:12:"),
+    ('reg_bases=[[1, 0]]\nlane_bases=[[0, -' + "1" * 5000 + "]]\n", ":2:17:"),
+])
+def test_a_number_too_long_for_json_is_located_at_it(run, tmp_path, body, at):
+    """json refuses an integer of more than 4300 digits with a ValueError that has no position: it
+    was said at 1:1 (and in the export's form, at the line's list)."""
+    from conftest import SPECS
+
+    path = tmp_path / "bases.json"
+    path.write_text(body)
+    r = run("compare", f"{SPECS}/m16n8k16.yaml", "--fragment", "A.f16", "--triton", str(path))
+    assert r.code == 3 and f"{path}{at} error: a number of more than 32 digits" in r.err, r.err

@@ -146,6 +146,18 @@ entries:
     ("      warp_dims: [-7, {replicated: 1}]", "      warp_dims: []", 13, 18, "expected a list of 1..4 dimensions"),
     ("      array: [64, 8]", "      array: [64]", 16, 14, "expected [rows, cols]"),
     ("      warp: 0", "      warp: 4", 17, 13, "expected an integer in 0..3"),
+    # what Mosaic GPU's TiledLayout and Tiling refuse (their __post_init__ at the pinned commit):
+    # these had loaded, and were compared (lanes beyond a warp's 32) or failed only when compared
+    # (exit 1, at the entry's first line)
+    ("lane_dims: [-3, -2]", "lane_dims: [-3, -2, -5]", 14, 18, "span 64 lanes, not the 32 of a warp"),
+    ("vector_dim: -1", "vector_dim: -3", 15, 19, "dimension -3 is partitioned twice"),
+    ("vector_dim: -1", "vector_dim: -8", 15, 19, "expected a dimension in -7..-1 (the tiling makes 7)"),
+    ("vector_dim: -1", "vector_dim: 1", 15, 19, "expected a dimension in -7..-1"),
+    ("warp_dims: [-7, {replicated: 1}]", "warp_dims: [-7, {replicated: 2}]", 13, 18, "span 8 warps"),
+    ("[16, 8], [8, 8], [2]]", "[16, 8], [8, 8, 1], [2]]", 12, 34, "a higher rank than the one before it"),
+    ("[[64, 8], [16, 8]", "[[64, 8], [16, 3]", 12, 15, "does not apply to its own first tile [64, 8]"),
+    ("array: [64, 8]", "array: [64, 12]", 16, 14, "that the tiling applies to, found [64, 12]"),
+    ("array: [64, 8]", "array: [4096, 4096]", 16, 14, "at most 65536 cells"),
 ])
 def test_malformed_mosaic_fields_are_refused_with_a_location(tmp_path, refused, old, new, line, col, what):
     """The fields a warp-level MMA layout adds to kind mosaic-tiled (warp_dims with Replicated, the
@@ -223,3 +235,37 @@ def test_every_kind_is_judged_none_is_left_unmodelled(tmp_path, run):
     r = run("conformance", SPECS, "--references", str(path))
     assert r.code == 0 and "movmatrix.m8n8 d: differs at 56 of 64 points; the first: thread 0 d1" in r.out
     assert "0 not modelled" in r.out
+
+
+@pytest.mark.parametrize("name, old, new, spec, line, col, what", [
+    # a wgmma reading's sources are held to the entries' lines: a line that is text or a list had
+    # ended the spec's load in a TypeError (sorting "836" among ints; a list in a set)
+    ("jax-mosaic_gpu.yaml", "    line: 836\n", '    line: "836"\n', "m64nNk16.yaml", 19, 11,
+     "expected an integer in 1..16777216, found the string '836'"),
+    ("cute-gmma.yaml", "    line: 447\n", "    line: [447]\n", "m64nNk16.yaml", 20, 11, "expected an integer in 1..16777216, found a list"),
+    # a movement layout's read_from names entries by library: a file without one, a KeyError
+    ("cute-copy.yaml", "library: CuTe\n", "librar: CuTe\n", "ldmatrix.m8n8.yaml", 17, 1, "unknown field 'librar'"),
+])
+def test_a_malformed_data_file_a_spec_reads_is_its_own_located_error(tmp_path, monkeypatch, run, name, old, new,
+                                                                    spec, line, col, what):
+    """The spec loader reads the shipped data for a reading's sources and read_from; a data file
+    whose fields are not what the data's loader takes is refused there, at its line and column
+    (exit 3), not a Python traceback (exit 1)."""
+    import shutil
+
+    from checker.spec import load as spec_load
+    from checker.spec import provenance
+
+    data = tmp_path / "data"
+    shutil.copytree(provenance.DATA, data)
+    text = (data / name).read_text(encoding="utf-8")
+    assert old in text, old
+    (data / name).write_text(text.replace(old, new, 1), encoding="utf-8")
+    monkeypatch.setattr(provenance, "DATA", str(data))
+    monkeypatch.setattr(spec_load, "_LOADED", {})  # a spec read before, with the shipped data, is kept
+    provenance._read_data.cache_clear()
+    try:
+        r = run("validate", os.path.join(SPECS, spec))
+    finally:
+        provenance._read_data.cache_clear()
+    assert r.code == 3 and f"{data / name}:{line}:{col}: error: {what}" in r.err, r.err[-1500:]

@@ -62,16 +62,29 @@ def test_a_misread_mosaic_gpu_mma_layout_is_refuted(run, tmp_path, old, new, say
     assert r.code == 1 and says in r.out, r.out[-2000:]
 
 
-@pytest.mark.parametrize("old, new, says", [
-    # the accumulator laid out over the fragment's 16 x 8 alone: its 64-row tile does not divide it
-    ("      array: [64, 8]\n", "", "the tile (64, 8) does not divide the dimensions [16, 8]"),
+@pytest.mark.parametrize("old, new, field, says", [
+    # the accumulator laid out over the fragment's 16 x 8 alone: its 64-row tile does not apply to it
+    ("      array: [64, 8]\n", "", "tiling", "does not apply to C.float's 16 x 8"),
     # B replicated over two warps only: TiledLayout's warp dimensions must span a warpgroup
-    ("{replicated: 4}, -5]", "{replicated: 2}, -5]", "the warp dimensions (Replicated(2), -5) span 2 warps"),
+    ("{replicated: 4}, -5]", "{replicated: 2}, -5]", "warp_dims", "the warp dimensions (Replicated(2), -5) span 2 warps"),
+    # what TiledLayout.__post_init__ refuses, whatever the array: lanes that are not a warp's 32,
+    ("      lane_dims: [-3, -4]", "      lane_dims: [-3, -4, -6]", "lane_dims", "span 64 lanes, not the 32"),
+    # a dimension partitioned twice, one the tiling does not make, a tiling of rising rank
+    ("      lane_dims: [-3, -4]", "      lane_dims: [-3, -2]", "vector_dim", "dimension -2 is partitioned twice"),
+    ("      vector_dim: -2", "      vector_dim: -9", "vector_dim", "expected a dimension in -6..-1"),
+    ("tiling: [[16, 8], [8, 8], [2, 1]]", "tiling: [[16, 8], [8, 8], [2, 1, 1]]", "tiling", "a higher rank"),
+    # an array larger than any fragment (a 4096 x 4096 grid had been laid out cell by cell)
+    ("      array: [64, 8]\n", "      array: [4096, 4096]\n", "array", "at most 65536 cells"),
 ])
-def test_a_mosaic_gpu_layout_mosaic_would_refuse_is_an_error(run, tmp_path, old, new, says):
+def test_a_mosaic_gpu_layout_mosaic_would_refuse_is_an_error(run, tmp_path, old, new, field, says):
+    """Refused as a malformed data file (exit 3), at the field: these had been the engines' kind of
+    error (exit 1, the entry's first line), or no error at all (lanes beyond 32 were compared)."""
     data = _edited(tmp_path, JAX, old, new)
     r = run("conformance", SPECS, "--references", str(data))
-    assert r.code != 0 and says in r.out + r.err and "Traceback" not in r.err, r.out[-800:] + r.err
+    assert r.code == 3 and says in r.err and "Traceback" not in r.err, r.out[-800:] + r.err
+    line, col = (int(x) for x in r.err.split(f"{data}:", 1)[1].split(":")[:2])
+    text = data.read_text(encoding="utf-8").split("\n")[line - 1]
+    assert text.strip().startswith(f"{field}:") and col > text.index(":"), (text, r.err)
 
 
 def _mma_layouts(bits: int, m_warps: int):
