@@ -220,5 +220,10 @@ def differences(meaning, sec: dict, base: list) -> tuple:
         if (row.get("fragment"), row.get("elements") or "") == (diff["fragment_cell"], diff["elements_cell"]):
             raise SpecError(meaning.span(at + ["fragment_cell"]), f"{diff['fragment']} row {diff['row']} is printed "
                             f"so in the transcription too: no difference")
+        first = next((d for d in out if (d.version, d.fragment, d.row) == (diff["version"], diff["fragment"],
+                                                                            diff["row"])), None)
+        if first is not None:  # one version prints a row one way: a second is a copy or a contradiction
+            raise SpecError(meaning.span(at + ["row"]), f"{diff['fragment']} row {diff['row']} in {diff['version']} "
+                            f"is given twice (first at line {first.span.line})")
         out.append(model.Difference(**diff, span=meaning.span(at + ["row"])))
     return tuple(out)

@@ -166,3 +166,19 @@ def test_every_erratum_is_printed_in_every_version_it_names():
                     assert words(e.printed) in body, (f, e.span, e.printed)
                 checked += 1
     assert checked == 25 + 6  # 6 of the wgmma tables and sentences
+
+
+def test_a_difference_declared_twice_for_one_row_is_refused(copy, run):
+    """One version prints a row one way: a second declaration of the same row (a copy, or a
+    contradiction whose two cells the section might each print somewhere) was loaded and both were
+    sought, passing verbatim. It is refused at the second's row, naming the first's line."""
+    with open(os.path.join(SPECS, "m16n8k128.yaml"), encoding="utf-8") as fh:
+        text = fh.read()
+    start = text.index("  differences:\n") + len("  differences:\n")
+    block = text[start:text.index("\n", text.index("    note: 9.2", start)) + 1]
+    path, line, _ = copy("m16n8k128.yaml", block, block + block)
+    r = run("validate", path)
+    first = line + block.split("\n").index('    row: 1')
+    second = first + block.count("\n")
+    assert r.code == 3 and f"{path}:{second}:10: error: A.sp.i4 row 1 in 9.2 is given twice (first at line {first})" \
+        in r.err, r.err
