@@ -148,7 +148,7 @@ class _Reader:
     def number(self, tok) -> int:
         kind, text, off = tok
         digits = text[1:] if kind == "static" else text
-        if len(digits) > 9 or int(digits) > MAX_INT:
+        if len(digits.lstrip("0")) > 9 or int(digits) > MAX_INT:  # 0000000032 is 32, as 032 is
             raise SpecError(self.src.span(off), f"{self.what}: {text} is larger than {MAX_INT}")
         return int(digits)
 

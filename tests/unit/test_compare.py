@@ -145,6 +145,14 @@ def test_cute_parser_errors_are_located(text, col, what):
     assert exc.value.span.col == col and what in str(exc.value)
 
 
+def test_a_cute_integer_is_its_value_whatever_its_leading_zeros():
+    """032 was 32 and 0000000032 'larger than 16777216': the bound on the digits read is on the
+    number's own, not its leading zeros (4,096 zeros, a text's most, are no cost to int())."""
+    for text in ("((4,8),(2,2,2)):((0000000032,1),(16,8,128))", "((4,8),(2,2,2)):((" + "0" * 4000 + "32,1),(16,8,128))"):
+        layout = cute.parse(plain(text, SourceSpan("--cute", 1, 1)))
+        assert layout.thread == ((4, 32), (8, 1)), layout.thread
+
+
 def test_bad_inputs_exit_3_with_a_location(run, tmp_path):
     r = run("compare", K16, "--fragment", "A.f16", "--cute", "((4,8),(2,2,2):((32,1),(16,8,128))")
     assert r.code == 3 and r.err.startswith("--cute:1:15: error:") and "Traceback" not in r.err
