@@ -147,7 +147,7 @@ def triton(path: str, fragment=None) -> candidates.Bases:
     known = {k for names in _KEYS.values() for k in names} | {"shape", "out_dims"}
     unknown = next((k for k in obj if k not in known), None)
     if offsets is None:
-        offsets = {k: max(text.find(json.dumps(k)), 0) for k in known | {unknown} if k in obj}
+        offsets = {k: _key_at(text, k) for k in known | {unknown} if k in obj}
     if unknown is not None:
         raise SpecError(_where(text, path, offsets[unknown]), f"unknown key {shown(unknown)}; expected "
                         "register/reg_bases, lane/lane_bases, warp/warp_bases, block/block_bases, shape")
@@ -170,6 +170,13 @@ def triton(path: str, fragment=None) -> candidates.Bases:
         raise SpecError(_where(text, path, offsets.get("block_bases", offsets.get("block", 0))),
                         "block bases: a fragment is held within one block; give none")
     return candidates.Bases(bases["register"], bases["lane"] + bases["warp"], len(bases["lane"]))
+
+
+def _key_at(text: str, key: str) -> int:
+    """Where a key of the object is written: as itself ("régister") or escaped ("r\\u00e9gister"), the
+    form json.dumps gives; the text's start where it is written otherwise (escapes of plain letters)."""
+    found = [i for i in (text.find(json.dumps(key, ensure_ascii=False)), text.find(json.dumps(key))) if i >= 0]
+    return min(found, default=0)
 
 
 def _read_as(obj: dict, text: str, path: str, offsets: dict, fragment) -> None:

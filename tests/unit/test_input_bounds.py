@@ -146,3 +146,16 @@ def test_a_number_too_long_for_json_is_located_at_it(run, tmp_path, body, at):
     path.write_text(body)
     r = run("compare", f"{SPECS}/m16n8k16.yaml", "--fragment", "A.f16", "--triton", str(path))
     assert r.code == 3 and f"{path}{at} error: a number of more than 32 digits" in r.err, r.err
+
+
+@pytest.mark.parametrize("body, at", [
+    ('{\n  "lane": [[0, 1]],\n  "r\u00e9gister": [[1, 0]]\n}\n', ":3:3:"),  # written as itself: was said at 1:1
+    ('{"lane": [[0, 1]], "r\\u00e9gister": 1}', ":1:20:"),  # escaped, as json.dumps writes it (found before too)
+])
+def test_an_unknown_key_of_a_triton_file_is_located_as_it_is_written(run, tmp_path, body, at):
+    from conftest import SPECS
+
+    path = tmp_path / "bases.json"
+    path.write_text(body, encoding="utf-8")
+    r = run("compare", f"{SPECS}/m16n8k16.yaml", "--fragment", "A.f16", "--triton", str(path))
+    assert r.code == 3 and f"{path}{at} error: unknown key 'régister'" in r.err, r.err
