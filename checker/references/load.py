@@ -349,6 +349,37 @@ def load_copy_atom(path: str):
     return cute_copy(d, doc.value, [], "equal")["atom"]
 
 
+def read_excerpts(path: str) -> list:
+    """checker/references/excerpts.yaml: the upstream lines container readings quote, each {repo,
+    commit, path, first: its first line's number, pins: the [first, last] ranges cited, text: the
+    lines}, every pin inside the lines copied."""
+    from checker.recording import read_regular
+
+    shipped = os.path.abspath(path) == os.path.join(os.path.dirname(DATA), "excerpts.yaml")
+    doc = yamlload.load("checker/references/excerpts.yaml" if shipped else path, read_regular(path, yamlload.MAX_BYTES))
+    d = _Doc(doc)
+    held = d.mapping(doc.value, [], ("excerpts",))["excerpts"]
+    if not isinstance(held, list) or not held or len(held) > MAX_ENTRIES:
+        d.err(["excerpts"], f"expected a list of 1..{MAX_ENTRIES} excerpts, found {_kind(held)}")
+    for k, x in enumerate(held):
+        at = ["excerpts", k]
+        d.mapping(x, at, ("repo", "commit", "path", "first", "pins", "text"))
+        d.string(x["repo"], at + ["repo"], r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", "owner/name")
+        d.string(x["commit"], at + ["commit"], r"[0-9a-f]{40}", "a 40-hex commit")
+        d.string(x["path"], at + ["path"])
+        last = d.integer(x["first"], at + ["first"], 1) + len(d.string(x["text"], at + ["text"]).splitlines()) - 1
+        if not isinstance(x["pins"], list) or not 1 <= len(x["pins"]) <= 64:
+            d.err(at + ["pins"], f"expected a list of 1..64 [first, last] line ranges, found {_kind(x['pins'])}")
+        for j, pin in enumerate(x["pins"]):
+            if not isinstance(pin, list) or len(pin) != 2:
+                d.err(at + ["pins", j], f"expected [first, last], found {_kind(pin)}")
+            lo, hi = (d.integer(n, at + ["pins", j, i], 1) for i, n in enumerate(pin))
+            if not x["first"] <= lo <= hi <= last:
+                d.err(at + ["pins", j], f"expected lines within the {x['first']}-{last} copied, first to last, found "
+                                        f"{lo}-{hi}")
+    return held
+
+
 def load_all(paths=None) -> list:
     """Every reference of every data file, in file order; the first malformed file raises."""
     out = []

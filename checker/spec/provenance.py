@@ -59,13 +59,24 @@ def holding(shape: str, fid: str) -> list:
                    and (e["fragment"].get("spec"), e["fragment"].get("id")) == (shape, fid) for e in value["entries"])]
 
 
-@functools.lru_cache(maxsize=1)
 def _excerpts() -> list:
-    """The upstream lines container readings quote (checker/references/excerpts.yaml), read once."""
-    from checker.spec import yamlload
+    """The upstream lines container readings quote (checker/references/excerpts.yaml), read once and
+    held to its form (pins written [[211, [224]]] or 5 had ended the spec's load in a TypeError, and
+    a pin past the lines copied was taken): a file that does not load is its own located error."""
+    held, refused = _read_excerpts()
+    if refused is not None:
+        raise refused
+    return held
 
-    value = yamlload.load(EXCERPTS).value
-    return [x for x in value.get("excerpts", []) if isinstance(x, dict)] if isinstance(value, dict) else []
+
+@functools.lru_cache(maxsize=1)
+def _read_excerpts() -> tuple:
+    from checker.references.load import read_excerpts
+
+    try:
+        return read_excerpts(EXCERPTS), None
+    except SpecError as exc:
+        return [], exc
 
 
 def excerpts(meaning, read_from: list, path: list) -> None:

@@ -269,3 +269,33 @@ def test_a_malformed_data_file_a_spec_reads_is_its_own_located_error(tmp_path, m
     finally:
         provenance._read_data.cache_clear()
     assert r.code == 3 and f"{data / name}:{line}:{col}: error: {what}" in r.err, r.err[-1500:]
+
+
+@pytest.mark.parametrize("old, new, line, col, what", [
+    # a pin whose number is a list, or pins that are a number: a TypeError ended the spec's load
+    ("pins: [[211, 224], [217, 217]]", "pins: [[211, [224]], [217, 217]]", 13, 18, "expected an integer"),
+    ("pins: [[211, 224], [217, 217]]", "pins: 5", 13, 11, "expected a list of 1..64 [first, last] line ranges"),
+    # a pin past the lines copied was taken: a reading citing it passed with nothing of it held
+    ("pins: [[211, 224], [217, 217]]", "pins: [[211, 224], [217, 217], [900, 990]]", 13, 36,
+     "expected lines within the 211-224 copied, first to last, found 900-990"),
+    ("pins: [[211, 224], [217, 217]]", "pins: [[224, 211]]", 13, 12, "expected lines within the 211-224 copied, first to last, found 224-211"),
+])
+def test_a_malformed_excerpt_is_its_own_located_error(tmp_path, monkeypatch, run, old, new, line, col, what):
+    """checker/references/excerpts.yaml, read by the spec loader for a container reading's
+    read_from, is held to its form: a malformed one is refused at its line and column (exit 3)."""
+    from checker.spec import load as spec_load
+    from checker.spec import provenance
+
+    path = tmp_path / "excerpts.yaml"
+    with open(provenance.EXCERPTS, encoding="utf-8") as fh:
+        text = fh.read()
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    monkeypatch.setattr(provenance, "EXCERPTS", str(path))
+    monkeypatch.setattr(spec_load, "_LOADED", {})
+    provenance._read_excerpts.cache_clear()
+    try:
+        r = run("validate", os.path.join(SPECS, "ldmatrix.m8n16.yaml"))
+    finally:
+        provenance._read_excerpts.cache_clear()
+    assert r.code == 3 and f"{path}:{line}:{col}: error: {what}" in r.err, r.err[-1500:]
