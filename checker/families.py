@@ -86,6 +86,13 @@ FAMILIES = {f.name: f for f in (
     # movmatrix moves registers only: its tile is the input matrix, a its source, d its result
     Family("movmatrix", WARP, (Operand("a", "a", ("m", "n"), (".type",)), Operand("d", "d", ("m", "n"), (".type",))),
            r"movmatrix\.m(?P<m>\d+)n(?P<n>\d+)", moves=True),
+    # mma with block scaling (9.7.14.3): the scale factors a lane contributes from scale-a-data /
+    # scale-b-data. scale_A is M x SFA_N and scale_B SFB_M x N (Table 35), whatever K is, so the
+    # shape names M and N only (mma.m16n8.block_scale); SFA_N and SFB_M come from each entry's
+    # .scale_vec. Element i is SF element i (byte byte-id + i of the register).
+    Family("mma.block_scale", WARP, (Operand("SF_A", "a", ("m", "sfa"), (".stype",)),
+                                     Operand("SF_B", "b", ("sfb", "n"), (".stype",))),
+           r"mma\.m(?P<m>\d+)n(?P<n>\d+)\.block_scale"),
 )}
 
 
@@ -108,9 +115,18 @@ WGMMA_SPARSE_DENSE = {32: ("m64nNk16", "A.f16"), 16: ("m64nNk8", "A.tf32"), 64: 
 WGMMA_SPARSE_MMA_SP = {32: ("m16n8k32", "A.sp.f16"), 16: ("m16n8k16", "A.sp.tf32"), 64: ("m16n8k64", "A.sp.i8")}
 
 
+# The block-scaling theorems (checker/theorems/scale_rows.py), by .scale_vec: the dense A and B
+# fragment of the instruction each scale factor scales (1X: mxf8f6f4's m16n8k32, 8-bit containers;
+# 2X, 4X: mxf4 / mxf4nvf4's m16n8k64, .e2m1), and the element of A that lies in row groupID + 8.
+BLOCK_SCALE_A = {"1X": ("m16n8k32", "A.i8", 4), "2X": ("m16n8k64", "A.i4", 8), "4X": ("m16n8k64", "A.i4", 8)}
+BLOCK_SCALE_B = {"1X": ("m16n8k32", "B.i8"), "2X": ("m16n8k64", "B.i4"), "4X": ("m16n8k64", "B.i4")}
+
+
 def reads(shape: str) -> tuple:
     """The shapes of the specs beside whose fragments the theorems of spec `shape` read (its file
     name without .yaml); none for a family whose theorems read only its own spec."""
+    if re.fullmatch(FAMILIES["mma.block_scale"].shape, shape):
+        return tuple(dict.fromkeys(s for s, *_ in (*BLOCK_SCALE_A.values(), *BLOCK_SCALE_B.values())))
     found = re.fullmatch(r"m64nNk(\d+)(\.sp)?", shape)
     if found is None:
         return ()

@@ -31,7 +31,7 @@ MAX_THREAD_BITS = 16  # lane and warp bases together: thread indices below candi
 def cute_tile(fragment) -> tuple:
     """(tile, transposed, names): CuTe's tile for a fragment. CuTe's A is M x K and C is M x N; its B
     is N x K (K-major), so the tile's (row, col) is the document's B (col, row)."""
-    if fragment.operand == "B":
+    if fragment.operand in ("B", "SF_B"):  # scale_B (SFB_M x N) as CuTe's SFBLayout's N x K
         return (fragment.cols, fragment.rows), True, "N x K"
     return (fragment.rows, fragment.cols), False, "M x K" if fragment.operand == "A" else "M x N"
 

@@ -35,7 +35,7 @@ def family(spec, fragment) -> list | None:
     from checker.spec.reading import materialize  # here: the property registry imports this module
 
     mine = [f for f in spec.fragments() if f.span == fragment.span and f.params]
-    if len(mine) < 2 or fragment.computations or fragment.sparsity is not None:
+    if len(mine) < 2 or fragment.computations or fragment.sparsity is not None or fragment.lanes is not None:
         return None
     try:
         readings = sorted((materialize(f) for f in mine), key=lambda r: (r.n, r.fragment.cols))

@@ -206,8 +206,10 @@ def _entry(d: _Doc, e, path, library, repo, commit, upstream, file, encodings=Tr
         ps = frag["params"]
         if not isinstance(ps, dict) or not ps:
             d.err(path + ["fragment", "params"], f"expected a mapping of parameters ({{N: 64}}), found {_kind(ps)}")
-        params = tuple((d.string(k, path + ["fragment", "params"], r"[A-Z]", "a parameter name"),
-                        d.integer(v, path + ["fragment", "params", k], 1, 1024)) for k, v in ps.items())
+        # a shape's parameter (N: 8..256), or a block-scaling selector (thread-id-a: 0..3)
+        params = tuple((d.string(k, path + ["fragment", "params"], r"[A-Z]|thread-id-[ab]", "a parameter name"),
+                        d.integer(v, path + ["fragment", "params", k], 0 if k.startswith("thread-id") else 1, 1024))
+                       for k, v in ps.items())
     enc = _encoding(d, e["encoding"], path + ["encoding"], expect) if encodings else \
         Encoding(_kind_of(d, e["encoding"], path + ["encoding"]), {}, d.doc.span(tuple(path + ["encoding"])))
     upstream_path = d.string(e["path"], path + ["path"]) if "path" in e else upstream
@@ -241,8 +243,9 @@ def _encoding(d: _Doc, enc, path, expect) -> Encoding:
             if expect != "malformed":
                 raise
             layout, problem = None, exc
-        # sparse: S of sparse_elem<S, T>, the layout's value type (a sparse A: the tile is uncompressed)
-        sparse = d.integer(enc.get("sparse", 1), path + ["sparse"], 1, 8)
+        # sparse: S of sparse_elem<S, T>, the layout's value type (a sparse A: the tile is uncompressed);
+        # a block-scaled SFALayout's SFVecSize (16 or 32 values of K share one scale factor)
+        sparse = d.integer(enc.get("sparse", 1), path + ["sparse"], 1, 32)
         if layout is not None and layout.values % sparse:
             d.err(path + ["sparse"], f"expected a divisor of the layout's {layout.values} values, found {sparse}")
         from checker.compare.candidates import MAX_SEARCHED

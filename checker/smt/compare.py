@@ -72,7 +72,7 @@ def candidate_terms(form: tuple, t, i) -> tuple:
     if kind == "cute":
         _, thread, value, rows, transposed, threads, elements, sparse = form
         if sparse > 1:
-            return _sparse_cute(thread, value, rows, threads, elements, sparse, t, i)
+            return _sparse_cute(thread, value, rows, transposed, threads, elements, sparse, t, i)
         idx = f"(bvadd {_strided(t, thread)} {_strided(i, value)})"
         r, c = f"(bvurem {idx} {bv(rows, W)})", f"(bvudiv {idx} {bv(rows, W)})"
         r, c = (c, r) if transposed else (r, c)
@@ -108,9 +108,11 @@ def candidate_terms(form: tuple, t, i) -> tuple:
     raise ValueError(f"unknown candidate form {kind!r}")  # pragma: no cover
 
 
-def _sparse_cute(thread, value, rows, threads, elements, sparse, t, i) -> tuple:
+def _sparse_cute(thread, value, rows, transposed, threads, elements, sparse, t, i) -> tuple:
     """CuTe's sparse_elem<S, T>: stored element i is logical values S*i .. S*i + S-1 of the layout
-    over the uncompressed tile; held where they share a row and a run of S columns, at column / S."""
+    over the uncompressed tile; held where they share a row and a run of S columns, at column / S.
+    K is the tile's column: the compressed cell is transposed after dividing it, as
+    candidates.Cute._stored does (a transposed B's N must not be divided)."""
     cells = []
     for k in range(sparse):
         v = f"(bvadd (bvmul {i} {bv(sparse, W)}) {bv(k, W)})"
@@ -118,7 +120,7 @@ def _sparse_cute(thread, value, rows, threads, elements, sparse, t, i) -> tuple:
         cells.append((f"(bvurem {idx} {bv(rows, W)})", f"(bvudiv (bvudiv {idx} {bv(rows, W)}) {bv(sparse, W)})"))
     r, c = cells[0]
     same = [f"(and (= {x} {r}) (= {y} {c}))" for x, y in cells[1:]]
-    return conj([_below(t, threads), _below(i, elements)] + same), r, c
+    return (conj([_below(t, threads), _below(i, elements)] + same),) + ((c, r) if transposed else (r, c))
 
 
 def _copy_atom(form: tuple, t, i) -> tuple:

@@ -12,7 +12,7 @@ from checker.errors import SpecError
 from checker.families import FAMILIES
 from checker import source
 from checker.recording import read_regular
-from checker.spec import errata, layouts, model, provenance, yamlload
+from checker.spec import errata, layouts, model, provenance, scale_factors, yamlload
 from checker.spec.errata import merged as merged_cell
 from checker.spec.structure import check_structure
 
@@ -105,6 +105,8 @@ class _Meaning:
             for fi, fr in enumerate(sec.get("layouts", [])):  # ldmatrix & co.: readings of figures
                 frags.append(layouts.fragment(self, fr, self.unique(seen, base + ["layouts", fi], fr["id"]),
                                               sec["section"], family.name))
+            for fi, fr in enumerate(sec.get("scale_factors", [])):  # mma with block scaling
+                frags += scale_factors.fragments(self, fr, self.unique(seen, base + ["scale_factors", fi], fr["id"]), sec, family.name)
             same = tuple(model.SameAs(tuple(x["operands"]), x["printed"], tuple(x["fragments"]),
                                       self.span(base + ["same_as", xi]),
                                       tuple(self.erratum(e, base + ["same_as", xi, "errata", k], "same_as", where="same_as")
@@ -131,7 +133,6 @@ class _Meaning:
         if "containers" not in v:
             return None
         from checker.spec import containers  # an ldmatrix .b8x16 spec's: six classes a seed never needs
-
         return containers.containers(self, v, family)
 
     @staticmethod
@@ -327,8 +328,7 @@ class _Meaning:
         return above
 
     def figure_reading(self, fr, fpath):
-        """The fragment's reading of its figure, with its sources; None where the document gives
-        the formula."""
+        """The fragment's reading of its figure, with its sources; None where the document gives the formula."""
         if "reading" not in fr:
             return None
         x, path = fr["reading"], fpath + ["reading"]

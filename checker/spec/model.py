@@ -11,8 +11,9 @@ from checker.source import SourceText
 
 TYPE_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s32": 32, "u8": 8, "s8": 8,
              "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8, "e2m1": 4, "u4": 4, "s4": 4, "b1": 1,
-             "b16": 16, "b8": 8}
-KIND_BITS = {"f16x2": 32, "b32": 32, "f32": 32, "s32": 32, "f64": 64, "b64": 64}
+             "b16": 16, "b8": 8, "ue8m0": 8, "ue4m3": 8}
+# b8 / b16: the byte or byte pair of a .b32 register a block-scaling selector picks (checker/spec/scale_factors.py)
+KIND_BITS = {"f16x2": 32, "b32": 32, "f32": 32, "s32": 32, "f64": 64, "b64": 64, "b8": 8, "b16": 16}
 _TYPE = re.compile(r"\.(f16x2|bf16|f16|tf32|f32|f64|e4m3|e5m2|e3m2|e2m3|e2m1|u8|s8|u4|s4|b1|s32|b32|b16|b64)\b")
 
 
@@ -155,6 +156,8 @@ class Fragment:
     basis: str | None = None  # what else the reading rests on, in words
     # wgmma (a fragment with `reading:`): the formula is a reading of a figure, with its sources
     figure_reading: FigureReading | None = None
+    # mma with block scaling: the lanes that contribute it (the selector's), a part of the warp
+    lanes: tuple | None = None
 
     @property
     def reading_only(self) -> bool:
@@ -191,6 +194,8 @@ class Fragment:
         computation (m8n8k4 .f16), else one for every thread that holds it."""
         if self.computations:
             return [(c.id, c.lanes) for c in self.computations]
+        if self.lanes is not None:
+            return [(None, self.lanes)]
         return [(None, tuple(range(self.threads.count)))]
 
     def __repr__(self) -> str:  # one line: the generated one prints every table row, erratum and span

@@ -105,7 +105,7 @@ def claims(path: str, loaded: yamlload.Document | None = None) -> tuple:
         number, versions = str(sec.get("section")), tuple(map(str, sec.get("versions") or ()))
         sections.append(Section(number, versions, spec.span(("sections", s, "section")),
                                 spec.span(("sections", s, "versions")), *omitted.held(sec)))
-        for key in ("fragments", "layouts", "figures_only"):
+        for key in ("fragments", "layouts", "figures_only", "scale_factors"):
             for f, frag in enumerate(sec.get(key) or []):
                 for k, fig in enumerate((frag.get("figures") or []) if isinstance(frag, dict) else []):
                     m = _FIGURE.fullmatch(str(fig))

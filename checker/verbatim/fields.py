@@ -102,6 +102,12 @@ def _section(doc, where: tuple, sec: dict, out: list) -> None:
         name = str(lay.get("id"))
         _caption(doc, where + ("layouts", f), lay, name, ctx, out)
         _add(doc, out, f"{name} operand_text", PROSE, where + ("layouts", f, "operand_text"), ctx)
+    for f, sf in enumerate(sec.get("scale_factors") or []):  # mma with block scaling
+        name, at = str(sf.get("id")), where + ("scale_factors", f)
+        _caption(doc, at, sf, name, ctx, out)
+        _add(doc, out, f"{name} operand_text", PROSE, at + ("operand_text",), ctx)
+        for k, _ in enumerate((sf.get("selector") or {}).get("printed") or []):
+            _add(doc, out, f"{name} lanes printed", PART, at + ("selector", "printed", k), ctx)
     for d, diff in enumerate(sec.get("differences") or []):
         name = f"{diff.get('fragment')} row {diff.get('row')} in {diff.get('version')}"
         at = where + ("differences", d)

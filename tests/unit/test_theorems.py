@@ -20,8 +20,8 @@ from checker.results import PROVED, REFUTED, UNKNOWN  # noqa: F401 - the engines
 
 RELATIONS = os.path.join(SPECS, "relations.yaml")
 THEOREMS = ("dimensions", "computations", "shared-layout", "packing", "relation", "same-as", "words", "provenance",
-            "composition", "containers", "warpgroup")  # provenance, composition: ldmatrix & co.
-# (tests/unit/test_provenance_theorem.py, test_ldmatrix.py);
+            "composition", "containers", "warpgroup", "scale-rows")  # provenance, composition: ldmatrix & co.
+# (tests/unit/test_provenance_theorem.py, test_ldmatrix.py); scale-rows: mma with block scaling (test_block_scale.py);
 # containers: ldmatrix .b8x16 against mma .kind::f8f6f4 (tests/unit/test_containers.py); warpgroup: wgmma (test_wgmma.py)
 
 

@@ -112,7 +112,7 @@ def test_a_deleted_spec_fails_at_the_document(run, tmp_path):
 
 
 def test_a_listed_figure_a_spec_transcribes_is_stale(run, tmp_path):
-    folder = _copy(tmp_path, {"untranscribed.yaml": ('"9.7.14.3": [Figure 42,', '"9.7.14.5.8": [Figure 79]\n      "9.7.14.3": [Figure 42,')})
+    folder = _copy(tmp_path, {"untranscribed.yaml": ('"9.7.14.6.1": [Figure 111,', '"9.7.14.5.8": [Figure 79]\n      "9.7.14.6.1": [Figure 111,')})
     r = run("verbatim", folder, "--document", DOCUMENT)
     assert r.code == 1
     at = _at(os.path.join(folder, "untranscribed.yaml"), "Figure 79")
@@ -123,12 +123,12 @@ def test_a_listed_figure_a_spec_transcribes_is_stale(run, tmp_path):
 
 
 def test_a_listed_figure_the_document_does_not_print_is_stale(run, tmp_path):
-    folder = _copy(tmp_path, {"untranscribed.yaml": ("Figure 44, Figure 45]", "Figure 44, Figure 45, Figure 46]")})
+    folder = _copy(tmp_path, {"untranscribed.yaml": ("Figure 116, Figure 117]", "Figure 116, Figure 117, Figure 118]")})
     r = run("verbatim", folder, "--document", DOCUMENT)
     assert r.code == 1
-    at = _at(os.path.join(folder, "untranscribed.yaml"), "Figure 46")
-    assert (f"{at}: error: the document prints no Figure 46 in section 9.7.14.3 of PTX ISA 9.1 "
-            "(the figures it prints there: 42, 43, 44, 45)") in r.out
+    at = _at(os.path.join(folder, "untranscribed.yaml"), "Figure 118")
+    assert (f"{at}: error: the document prints no Figure 118 in section 9.7.14.6.1 of PTX ISA 9.1 "
+            "(the figures it prints there: 111, 112, 113, 114, 115, 116, 117)") in r.out
     # 9.2 prints Figure 147's name but no caption: listing it for 9.2 is refused the same way
     folder = _copy(tmp_path / "b", {"untranscribed.yaml": ('''  - versions: ["9.1"]
     figures:
@@ -151,17 +151,18 @@ def test_an_unlisted_figure_fails_when_its_entry_is_dropped(run, tmp_path):
 
 @pytest.mark.parametrize("old,new,expect", [
     ("untranscribed:\n", "listed:\n", "holds one key, `untranscribed`"),
-    ("    reason: >-\n      mma with block scaling", "    why: >-\n      mma with block scaling",
+    ("    reason: >-\n      Sparse matrix storage", "    why: >-\n      Sparse matrix storage",
      "an entry has the keys versions, figures, reason; found: versions, figures, why"),
-    ('"9.7.14.3": [Figure 42,', '"block scaling": [Figure 42,', "'block scaling' is no section number"),
-    ('"9.7.14.3": [Figure 42,', '"9.7.14.3": [Fig 42,', "figures of 9.7.14.3: each is Figure N; found 'Fig 42'"),
-    ('"9.7.14.3": [Figure 42, Figure 43, Figure 44, Figure 45]', '"9.7.14.3": []', "a list of at least one"),
+    ('"9.7.14.6.1": [Figure 111,', '"sparse storage": [Figure 111,', "'sparse storage' is no section number"),
+    ('"9.7.14.6.1": [Figure 111,', '"9.7.14.6.1": [Fig 111,', "figures of 9.7.14.6.1: each is Figure N; found 'Fig 111'"),
+    ('"9.7.14.6.1": [Figure 111, Figure 112, Figure 113, Figure 114, Figure 115, Figure 116, Figure 117]',
+     '"9.7.14.6.1": []', "a list of at least one"),
     ('''  - versions: ["9.1", "9.2"]
     figures:
-      "9.7.14.3"''', '''  - versions: ["9"]
+      "9.7.14.6.1"''', '''  - versions: ["9"]
     figures:
-      "9.7.14.3"''', "versions: each is a version such as 9.1; found '9'"),
-    ("Figure 44, Figure 45]", "Figure 44, Figure 44]", "Figure 44 of section 9.7.14.3 in PTX ISA 9.1 is listed twice"),
+      "9.7.14.6.1"''', "versions: each is a version such as 9.1; found '9'"),
+    ("Figure 116, Figure 117]", "Figure 116, Figure 116]", "Figure 116 of section 9.7.14.6.1 in PTX ISA 9.1 is listed twice"),
 ])
 def test_a_malformed_list_is_a_located_error(run, tmp_path, old, new, expect):
     folder = _copy(tmp_path, {"untranscribed.yaml": (old, new)})
@@ -218,12 +219,12 @@ def test_the_report_lists_them_with_their_reasons_and_escapes_the_reasons(run):
     from checker.report.pages import _untranscribed
 
     groups = complete.groups(LIST)
-    assert ("9.7.14.3", (42, 43, 44, 45)) in groups[0].figures and groups[0].versions == ("9.1", "9.2")
+    assert ("9.7.14.3", (42,)) in groups[0].figures and groups[0].versions == ("9.1", "9.2")
     blocks = _untranscribed(groups)
     page = doc.Page("README", "t", blocks)
     md = markdown.render(page)
-    assert "## Figures no spec transcribes" in md and "| 42, 43, 44, 45 | §9.7.14.3 | 9.1, 9.2 | mma with block scaling" in md
-    assert "The list holds 83 figures" in md
+    assert "## Figures no spec transcribes" in md and "| 42 | §9.7.14.3 | 9.1, 9.2 | mma with block scaling" in md
+    assert "The list holds 77 figures" in md
     # a reason is text from a pull request: raw HTML and a script link stay text in both renderings
     hostile = [complete.Group(("9.1",), (("9.7.1", (1,)),), "see <script>alert(1)</script> and [x](javascript:alert(1)) | z")]
     page = doc.Page("README", "t", _untranscribed(hostile))
