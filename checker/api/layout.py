@@ -131,7 +131,10 @@ class Layout:
             self._need()
             n = self._reading.n
             pts = [(t, i) for t in range(self.threads) for i in range(n)]
-            self._map = cells(self._reading.layout, pts)
+            rows, cols = cells(self._reading.layout, pts)
+            # a block-scale factor's lanes are those its selector picks: the others hold nothing
+            held = set(self._fragment.holders())
+            self._map = tuple([x if t in held else -1 for (t, _), x in zip(pts, xs)] for xs in (rows, cols))
         return self._map
 
     def _index(self, thread: int, i: int) -> int:
@@ -143,7 +146,8 @@ class Layout:
     def cell(self, thread: int, i: int) -> tuple | None:
         """(row, col) that element `i` of `thread` holds; None where no piece of the formula applies
         (only the printed text of an erratum can leave a point undefined: every reading is proved
-        defined). The printed text may also give a cell outside the matrix; it is returned as given."""
+        defined), or where the thread holds none (a block-scale factor: the lanes its selector does
+        not pick). The printed text may also give a cell outside the matrix; it is returned as given."""
         rows, cols = self._table()
         k = self._index(thread, i)
         if rows[k] == -1 or cols[k] == -1:  # the engine's mark for "no piece applies"
@@ -175,12 +179,14 @@ class Layout:
         return firsts[0], lasts[0]
 
     def entries(self) -> list:
-        """The whole map as [(thread, i, row, col), ...] in (thread, i) order; row and col are None
-        where no piece applies. `checker table --format json` prints the same entries."""
+        """The whole map as [(thread, i, row, col), ...] in (thread, i) order, of the threads that
+        hold the fragment; row and col are None where no piece applies. `checker table --format
+        json` prints the same entries."""
         rows, cols = self._table()
         n = self.elements
+        held = set(self._fragment.holders())
         return [(k // n, k % n, None if rows[k] == -1 else rows[k], None if cols[k] == -1 else cols[k])
-                for k in range(len(rows))]
+                for k in range(len(rows)) if k // n in held]
 
     def to_numpy(self) -> tuple:
         """(rows, cols): two integer numpy arrays of shape (threads, elements); -1 where no piece applies."""

@@ -34,6 +34,10 @@ def run(args, out, err) -> int:
     threads = frag.threads.count
     if not 0 <= args.lane < threads or not 0 <= args.i < reading.n:
         raise UsageError(f"--lane takes 0..{threads - 1} and --i takes 0..{reading.n - 1} for {frag.id}")
+    if args.lane not in frag.holders():  # a block-scale factor: its selector picks the lanes
+        raise UsageError(f"lane {args.lane} holds no element of {frag.id}: the lanes "
+                         f"{', '.join(f'{k} = {v}' for k, v in frag.params)} picks are "
+                         f"{', '.join(map(str, frag.holders()))}")
     rows, cols = at(reading.layout, args.lane, args.i)
     name = f"{frag.letter}{args.i}"
     who = (f"thread {args.lane} (warp {args.lane // 32}, lane {args.lane % 32})" if threads > 32

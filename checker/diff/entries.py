@@ -25,7 +25,7 @@ def table(reading, lanes=None) -> dict:
     """(lane, i) -> (row, col); -1 where no piece applies."""
     if reading is None or reading.layout is None:
         return {}
-    lanes = range(reading.fragment.threads.count) if lanes is None else lanes
+    lanes = reading.fragment.holders() if lanes is None else lanes
     pts = [(lane, i) for lane in lanes for i in range(reading.n)]
     rows, cols = cells(reading.layout, pts)
     return {p: (r, c) for p, r, c in zip(pts, rows, cols)}

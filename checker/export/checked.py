@@ -129,6 +129,13 @@ def export_fragment(spec_path: str, _spec, frag, reading, to: str, computation: 
     if frag.computations and computation is not None and not (
             type(computation) is int and 1 <= computation <= len(frag.computations)):
         raise UsageError(f"--computation takes 1..{len(frag.computations)} for {fid}, found {computation!r:.40}")
+    if frag.lanes is not None:
+        # a block-scale factor: the lanes its selector picks hold it, the others nothing. A CuTe or
+        # Triton layout maps every lane, and a function of %laneid would answer for lanes that hold none
+        picked = ", ".join(map(str, frag.lanes[:6]))
+        raise CheckerError(f"{frag.span}: {fid} is held by {len(frag.lanes)} of the warp's {frag.threads.count} lanes, "
+                           f"those {', '.join(f'{k} = {v}' for k, v in frag.params)} picks ({picked}, ...): a layout "
+                           "of part of a warp is not exported; `checker table` and `checker where` give it lane by lane")
     m = derive.build(frag, computation)
     _proved(spec_path, frag, reading, m.lanes)
     name = f"{frag.span.file}.{fid}"

@@ -54,7 +54,8 @@ def build(fragment, computation: int | None = None, reading=None) -> Map:
         k = computation or 1
         lanes = fragment.computations[k - 1].lanes
     else:
-        k, lanes = None, tuple(range(fragment.threads.count))  # a warp's lanes, a warpgroup's threads
+        # a warp's lanes, a warpgroup's threads; of a block-scale factor, the lanes its selector picks
+        (k, lanes), = fragment.domains()
     pts = [(lane, i) for lane in lanes for i in range(reading.n)]
     rows, cols = cells(reading.layout, pts)
     n = reading.n

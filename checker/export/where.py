@@ -37,7 +37,7 @@ def where(spec_path: str, fid: str, row: int, col: int, compressed: bool = False
                     if frag.threads.count > 32:  # a warpgroup: thread T<t> is lane t % 32 of warp t / 32
                         holders[-1].update(thread=lane, warp=lane // 32, lane=lane % 32)
     bijective = all(py_engine.decide(reading.layout, d, reading.n, frag.rows, frag.cols)["injective"][0] == PROVED
-                    for d in ([c.lanes for c in frag.computations] or [tuple(range(frag.threads.count))]))
+                    for _, d in frag.domains())
     return {"spec": spec_path, "shape": spec.shape, "fragment": fid, "operand": frag.operand, "row": row, "col": col,
             "holders": holders, "unique": bijective and len(holders) == max(1, len(frag.computations)),
             "as_printed": printed}

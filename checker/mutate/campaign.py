@@ -214,7 +214,7 @@ def _crosscheck_verdict(ctx, fragment, mreading) -> tuple:
 def _equivalence(original, mreading, fragment) -> tuple:
     """(equivalent?, difference): z3 and the enumeration both asked whether the maps are equal."""
     span = fragment.span
-    lanes = tuple(range(fragment.threads.count))  # a warpgroup fragment: all 128 threads
+    lanes = fragment.holders()  # a warpgroup fragment: all 128 threads; a scale factor: its selector's lanes
     i = ast.Var("i", 0)
     src = {"element": plain("i", span)}
     left = Side("original", original, None, i, None, None, src)

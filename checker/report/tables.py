@@ -7,7 +7,7 @@ from checker.terminal import lines as text_lines
 
 
 def fragment_table(spec, fragment, reading) -> dict:
-    tab = enumerate_table(reading.layout, tuple(range(fragment.threads.count)), reading.n)
+    tab = enumerate_table(reading.layout, fragment.holders(), reading.n)
     entries = []
     for (lane, i), (rows, cols, *_) in sorted(tab.items()):
         entries.append([lane, i, rows[0][1] if rows else None, cols[0][1] if cols else None])

@@ -198,6 +198,11 @@ class Fragment:
             return [(None, self.lanes)]
         return [(None, tuple(range(self.threads.count)))]
 
+    def holders(self) -> tuple:
+        """The threads that hold the fragment in any computation, in order: all of a warp's or
+        warpgroup's but for a block-scale factor (the lanes its selector picks)."""
+        return tuple(sorted({t for _, lanes in self.domains() for t in lanes}))
+
     def __repr__(self) -> str:  # one line: the generated one prints every table row, erratum and span
         return f"Fragment({self.id!r}: {self.operand} {self.rows}x{self.cols}, .{'/.'.join(self.types)}, at {self.span})"
 

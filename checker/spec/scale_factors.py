@@ -38,6 +38,7 @@ def fragments(meaning, fr: dict, fpath: list, sec: dict, family: str) -> list:
         raise SpecError(meaning.span(fpath + ["id"]), f"{fr['id']} is a scale factor {fr['operand']}: its id starts "
                         f"with {fr['operand']}.")
     rows, cols = _shape(meaning, fr, fpath, op, stated)
+    _stypes(meaning, fr, fpath, stated)
     per = fr["registers"]["per_register"]  # SF elements, one byte each; the count against the matrix is fragment-shape's
     thread_id, byte_id = SELECTORS[fr["operand"]]
     sel, spath = fr["selector"], fpath + ["selector"]
@@ -52,7 +53,7 @@ def fragments(meaning, fr: dict, fpath: list, sec: dict, family: str) -> list:
     standings = _standings(meaning, x, rpath, sel["values"], fr["id"])
     # the bytes the selector picks, as the value they are (CuTe passes a uint8, uint16 or uint32)
     kind = {1: "b8", 2: "b16", 4: "b32"}[per]
-    row = model.TableRow((fr["stype"],), fr["operand_text"], 1, kind, per, meaning.stext(fpath + ["elements"]),
+    row = model.TableRow(tuple(fr["stype"]), fr["operand_text"], 1, kind, per, meaning.stext(fpath + ["elements"]),
                          meaning.span(fpath), None, None, None, meaning.span(fpath + ["operand_text"]))
     out = []
     for v in sel["values"]:
@@ -81,6 +82,15 @@ def _shape(meaning, fr, fpath, op, stated) -> tuple:
     rows = dims["m"] if found.group(1) == "M" else int(found.group(1))
     cols = dims["n"] if found.group(2) == "N" else int(found.group(2))
     return rows, cols
+
+
+def _stypes(meaning, fr, fpath, stated) -> None:
+    """Each scale type is Table 36's for the entry's .scale_vec: a stated row of it names both."""
+    vec = fr["scale_vec"]
+    for k, t in enumerate(fr["stype"]):
+        if not any(f"`.{t}`" in s and f"`{vec}`" in s for s in stated if s.startswith("|")):
+            raise SpecError(meaning.span(fpath + ["stype", k]), f"no stated row of Table 36 gives .{t} with `{vec}` "
+                            "(quote the row under stated:)")
 
 
 def _lanes(meaning, sel, spath, stated) -> dict:

@@ -73,8 +73,8 @@ def test_a_swapped_row_is_refuted_by_scale_rows_alone(run, tmp_path):
     bad = [x for x in mine if x["property"] == "scale-rows" and x["verdict"] == "REFUTED"]
     assert {x["subject"] for x in bad} == {"SF_A.1X[thread-id-a=0]", "SF_A.1X[thread-id-a=1]"}
     first = next(x for x in bad if x["subject"] == "SF_A.1X[thread-id-a=0]")
-    assert first["counterexample"]["point"] == {"%laneid": 1, "i": 0} or "lane 1 a0 gives (1, 0)" in first["message"]
-    assert "m16n8k32/A.i8 lane 1 a4 gives (8, 0)" in first["message"]
+    assert first["counterexample"]["point"] == {"lane": 1, "i": 0}
+    assert "lane 1 a0 gives (1, 0) but m16n8k32/A.i8 lane 1 a4 gives (8, 0)" in first["message"]
     assert first["location"].startswith(f"{path}:")
 
 
@@ -99,6 +99,8 @@ def test_a_reading_that_disagrees_with_cute_differs(run, tmp_path):
      "at thread-id-b = 1 the condition picks lanes [0, 1, 4, 5"),
     # byte-id 1 at .scale_vec::2X would split a pair across the two halves
     ("byte_id: [0, 2]", "byte_id: [0, 1]", "byte-id-a = 1 with 2 byte(s) a lane selects bytes 1..2"),
+    # .ue4m3 is Table 36's scale type at .scale_vec::4X only
+    ("stype: [ue8m0]\n", "stype: [ue4m3]\n", "no stated row of Table 36 gives .ue4m3 with `.scale_vec::1X`"),
     # a printed condition the section does not state
     ('- "`%laneid` % 4 == 2 or 3"', '- "`%laneid` % 4 == 1 or 2"', "is in no stated sentence of the section"),
 ])
@@ -123,3 +125,28 @@ def test_a_wrong_byte_is_refuted(run, tmp_path):
     assert got["SF_A.4X[thread-id-a=0]"] == "differs" and got["SF_A.2X[thread-id-a=0]"] == "equal"
     assert "thread 0 a0: the spec puts it at SF_A[0][3], the candidate gives SF_A[0][0]" in r.out
     assert path.exists()
+
+
+def test_the_lanes_a_selector_does_not_pick_hold_nothing_in_any_answer(run):
+    """A lane outside the selector's is no holder: `where`, `table`, `eval` and the API answer for
+    the picked lanes only (they had answered for all 32, so that thread-id-a = 1's SF_A[9][0] was
+    held by lanes 5 and 7, 'not injective'), and `export` refuses a layout of part of a warp."""
+    import checker
+
+    fid = "SF_A.1X[thread-id-a=1]"
+    r = run("where", SPEC, "--fragment", fid, "--row", "9", "--col", "0", "--format", "json")
+    assert r.code == 0, r.out + r.err
+    got = json.loads(r.out)
+    assert [(h["lane"], h["i"]) for h in got["holders"]] == [(7, 0)] and got["unique"]
+    r = run("table", SPEC, "--fragment", fid, "--format", "json")
+    [table] = json.loads(r.out)
+    entries = table["entries"]
+    assert [e[0] for e in entries] == [t for t in range(32) if t % 4 in (2, 3)]
+    assert [e[2] for e in entries] == [(t % 2) * 8 + t // 4 for t in range(32) if t % 4 in (2, 3)]
+    r = run("eval", SPEC, "--fragment", fid, "--lane", "0", "--i", "0")
+    assert r.code == 2 and "lane 0 holds no element of SF_A.1X[thread-id-a=1]: the lanes thread-id-a = 1 picks are 2, 3, 6" in r.err
+    r = run("export", SPEC, "--fragment", fid, "--to", "cute")
+    assert r.code == 1 and "is held by 16 of the warp's 32 lanes, those thread-id-a = 1 picks (2, 3, 6, 7" in r.err
+    layout = checker.load(SPEC).fragment(fid)
+    assert layout.holders(9, 0) == [(7, 0)] and layout.cell(0, 0) is None and layout.cell(7, 0) == (9, 0)
+    assert [t for t, *_ in layout.entries()] == [e[0] for e in entries]
