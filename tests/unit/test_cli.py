@@ -206,6 +206,22 @@ def test_dump_smt(tmp_path, run):
     assert {f"m16n8k256.A.b1.{p}.smt2" for p in ("defined", "in-range", "injective")} <= set(names)  # one query each
     text = (tmp_path / next(n for n in names if n.startswith("m16n8k256.A.b1.printed.injective"))).read_text()
     assert text.startswith("; query m16n8k256.A.b1.printed :: injective") and "(check-sat)" in text
+    # every dump docs/proofs.md names is one a run writes (it named `<fragment>.all.smt2` for every
+    # fragment, a query removed for speed's sake): `<fragment>` and `<property>` stand for
+    # m16n8k256's A.b1 and each of its point properties, the other names are the files themselves
+    for spec in ("m8n8k4.yaml", "m64nNk16.yaml"):  # each in a process of its own, as a user runs it:
+        # a process asks a wgmma map's instances once (checker/smt/instances.py), so dumps them once
+        proc = subprocess.run([sys.executable, "-m", "checker", "prove", os.path.join(SPECS, spec), "--dump-smt",
+                               str(tmp_path), "--no-cache"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+    names = set(os.listdir(tmp_path))
+    with open(os.path.join(ROOT, "docs", "proofs.md"), encoding="utf-8") as fh:
+        quoted = set(re.findall(r"`([^`\s]+\.smt2)`", fh.read()))
+    assert quoted, "docs/proofs.md names no dump"
+    for name in sorted(quoted):
+        wanted = {name.replace("<fragment>", "m16n8k256.A.b1").replace("<property>", p)
+                  for p in ("defined", "in-range", "injective")}
+        assert wanted <= names, (name, sorted(wanted - names))
 
 
 def test_no_cross_check_gives_the_same_verdicts(run):
