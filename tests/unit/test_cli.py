@@ -19,9 +19,13 @@ def test_prove_text_lists_errata_and_exits_0(run):
     assert "note: erratum confirmed: A.b1 injective: as printed: A.b1 is not injective: " \
            "lane 0 a96 and lane 3 a32 both hold A[8][128]" in r.out
     assert f"replay: checker eval {M256} --fragment A.b1 --lane 0 --i 96 --as-printed 1" in r.out
-    assert r.out.rstrip().splitlines()[-1].startswith(
-        "24 specs, 209 fragments: 1112 proved, 0 refuted, 0 unknown, 0 spec errors; 32 errata confirmed; "
-        "1 relations file; theorems: 304 proved, 11 refuted as declared, 0 failed")
+    # what proves is counted by the registries (a property or theorem family added proves more:
+    # CONTRIBUTING's worked examples), so those counts are the README's, held to the tool by
+    # test_the_readme_quotes_the_tool; what fails and what the specs hold is fixed here
+    last = SUMMARY.match(r.out.rstrip().splitlines()[-1])
+    assert last and {k: int(v) for k, v in last.groupdict().items() if k not in ("proved", "t_proved")} == {
+        "specs": 24, "fragments": 209, "refuted": 0, "unknown": 0, "spec_errors": 0, "errata": 32,
+        "relations": 1, "t_declared": 11, "t_failed": 0}, r.out.rstrip().splitlines()[-1]
 
 
 def test_prove_json_contract(run):
@@ -218,7 +222,12 @@ def test_dump_smt(tmp_path, run):
     with open(os.path.join(ROOT, "docs", "proofs.md"), encoding="utf-8") as fh:
         quoted = set(re.findall(r"`([^`\s]+\.smt2)`", fh.read()))
     assert quoted, "docs/proofs.md names no dump"
+    from checker.properties import PROPERTIES
+    from checker.properties.instances import SHARED
+
     for name in sorted(quoted):
+        if "every-instance" in name and set(PROPERTIES) - {"fragment-shape", "chunk"} != SHARED:
+            continue  # a property added (CONTRIBUTING's worked example): each instance on its own
         wanted = {name.replace("<fragment>", "m16n8k256.A.b1").replace("<property>", p)
                   for p in ("defined", "in-range", "injective")}
         assert wanted <= names, (name, sorted(wanted - names))
