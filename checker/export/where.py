@@ -117,6 +117,8 @@ def _registers(frag, reading, i: int) -> list:
             lo = (j % p) * w
             out.append({"types": list(t.types), "register": j // p, "count": t.count, "kind": t.kind,
                         "bits": [lo, lo + w - 1]})
+            if t.container_bits:  # the bits are the container's, not the narrower types' values
+                out[-1]["container_bits"] = t.container_bits
         if not places:
             out.append({"types": list(t.types), "register": None, "count": t.count, "kind": t.kind, "bits": None,
                         "listed": ", ".join(names)})
@@ -141,6 +143,7 @@ def where_text(w: dict) -> str:
                              f"{h['element']}")
                 continue
             bits = "" if r["bits"] == [0, KIND_BITS[r["kind"]] - 1] else f", {_bits(*r['bits'])}"
+            bits += _container(r)
             lines.append(f"      {types}: register {r['register']} of {r['count']} .{r['kind']}{bits}")
     lines.append("  the only holder" + ("s, one per MMA computation" if len(w["holders"]) > 1 else "")
                  + ": the fragment is injective over every point (enumerated)" if w["unique"]
@@ -150,6 +153,16 @@ def where_text(w: dict) -> str:
 
 _NONE = {False: "the spec does not cover this cell: `checker prove` says where",
          True: "the printed text leaves this cell to no lane, as `checker prove` says"}
+
+
+def _container(r: dict, section: str = "9.7.14.5.14") -> str:
+    """The bits of a row whose elements sit in containers (.kind::f8f6f4's 4-bit and 6-bit types in
+    8 bits) are the container's, not the value's: said, so that nobody packs a value there. Where
+    in it is the document's (mma 9.7.14.5.14, mma.sp 9.7.14.6.3)."""
+    if not r.get("container_bits"):
+        return ""
+    return (f" (each value in a container of {r['container_bits']} bits: {section} says where a 4-bit or "
+            "6-bit value sits in it)")
 
 
 def _bits(low: int, high: int) -> str:
@@ -179,7 +192,7 @@ def _where_sparse_text(w: dict) -> str:
         for h in hs:
             md = h["metadata"]
             what = "two-wide sub-chunk" if md["unit"] == 2 else "position"
-            bits = "; ".join(f"{'/'.join('.' + t for t in x['types'])} {_bits(*x['bits'])}"
+            bits = "; ".join(f"{'/'.join('.' + t for t in x['types'])} {_bits(*x['bits'])}{_container(x, '9.7.14.6.3')}"
                              for x in h["registers"])
             only = ""
             if not md["increasing"] and w["family"] != "wgmma.sp":

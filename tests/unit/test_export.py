@@ -213,6 +213,24 @@ def test_where_answers_from_the_spec(run):
     assert "register 1 of 2 .f16x2, bits 16..31" in f16
 
 
+def test_where_says_when_the_bits_are_a_container(run):
+    """m16n8k32's .e3m2/.e2m3/.e2m1 sit in 8-bit containers (container_bits: 8): the bits `where`
+    gives are the container's, which it says; the value's place in it is the document's. The
+    .s8/.u8 row, whose element is its 8 bits, says nothing of the kind."""
+    args = ("where", _spec("m16n8k32"), "--fragment", "A.i8", "--row", "9", "--col", "13")
+    [h] = json.loads(run(*args, "--format", "json").out)["holders"]
+    rows = {tuple(r["types"]): r for r in h["registers"]}
+    assert rows[("s8", "u8")]["bits"] == [8, 15] and "container_bits" not in rows[("s8", "u8")]
+    f8f6f4 = rows[("e4m3", "e5m2", "e3m2", "e2m3", "e2m1")]
+    assert f8f6f4["bits"] == [8, 15] and f8f6f4["container_bits"] == 8
+    text = run(*args).out
+    assert ".s8/.u8: register 1 of 4 .b32, bits 8..15\n" in text
+    assert (".e2m1: register 1 of 4 .b32, bits 8..15 (each value in a container of 8 bits: 9.7.14.5.14 says "
+            "where a 4-bit or 6-bit value sits in it)") in text
+    sparse = run("where", _spec("m16n8k64"), "--fragment", "A.sp.i8", "--row", "9", "--col", "13").out
+    assert ".e2m1 bits 16..23 (each value in a container of 8 bits: 9.7.14.6.3 says" in sparse
+
+
 def test_where_in_m8n8k4_names_one_holder_per_computation(run):
     w = json.loads(run("where", _spec("m8n8k4"), "--fragment", "A.f16.row", "--row", "5", "--col", "2",
                        "--format", "json").out)
