@@ -23,7 +23,7 @@ def counts(verdicts: list) -> dict:
 
 def _tally(verdicts: list) -> str:
     c = counts(verdicts)
-    return (f"{c['entries']} reference entries: {c['equal']} equal (proved), {c['differs']} differ, "
+    return (f"{c['entries']} reference {'entry' if c['entries'] == 1 else 'entries'}: {c['equal']} equal (proved), {c['differs']} differ, "
             f"{c['malformed']} malformed, {c['not modelled']} not modelled; {c['not as expected']} not as the "
             "entry expects")
 

@@ -133,6 +133,16 @@ def test_a_current_entry_that_differs_fails_the_command(run, tmp_path):
     assert r.code == 1 and "[expected differs]" in r.out
 
 
+def test_one_entry_is_counted_as_one(run, tmp_path):
+    """A data file of one's own with one entry (docs/references.md, adding an entry): `1 reference
+    entry`, not `1 reference entries`."""
+    data = tmp_path / "refs.yaml"
+    header, first, _ = MUTANT.replace("(8,16,128)", "(16,8,128)").split("  - name: ")
+    data.write_text(header + "  - name: " + first)
+    r = run("conformance", SPECS, "--references", str(data))
+    assert r.code == 0 and r.out.rstrip().splitlines()[-1].startswith("1 reference entry: 1 equal (proved),"), r.out
+
+
 def test_malformed_data_exits_3(run, tmp_path):
     data = tmp_path / "refs.yaml"
     data.write_text(MUTANT.replace("tile: [16, 16]", "tile: [16, -1]"))
