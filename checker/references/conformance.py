@@ -18,7 +18,7 @@ NOT_MODELLED = "not modelled"
 
 @dataclass(frozen=True)
 class Verdict:
-    reference: object  # load.Reference
+    reference: object  # refdata.Reference
     verdict: str  # equal | differs | malformed | not modelled
     reason: str  # why not modelled or malformed; the difference's sentence when differs
     comparison: object | None  # checker.compare.Comparison

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from checker.references.load import LIBRARIES
+from checker.spec.refdata import LIBRARIES
 
 SYMBOL = {"equal": "equal", "differs": "differs", "malformed": "malformed", "not modelled": "not modelled"}
 

@@ -38,13 +38,13 @@ def _data() -> dict:
 
 @functools.lru_cache(maxsize=1)
 def _read_data() -> tuple:
-    from checker.references import load
+    from checker.spec import refdata
 
     out = {}
     for name in sorted(os.listdir(DATA)):
         if name.endswith(".yaml") and not name.startswith("."):
             try:
-                doc, _entries = load.read(os.path.join(DATA, name), encodings=False)
+                doc, _entries = refdata.read(os.path.join(DATA, name))
             except SpecError as exc:
                 return {}, exc
             out[name[:-5]] = doc.value
@@ -71,7 +71,7 @@ def _excerpts() -> list:
 
 @functools.lru_cache(maxsize=1)
 def _read_excerpts() -> tuple:
-    from checker.references.load import read_excerpts
+    from checker.spec.refdata import read_excerpts
 
     try:
         return read_excerpts(EXCERPTS), None
