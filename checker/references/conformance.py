@@ -98,9 +98,13 @@ class Specs:
         if isinstance(spec, SpecError):
             return path, f"{ref.spec} does not load ({spec})"
         frag = spec.fragment(ref.fragment_id)
-        if frag is None:
-            return path, f"{ref.spec} has no fragment {ref.fragment_id}"
-        if frag.formula is None:
+        if frag is None and not any(ref.fragment_id == f.id for s in spec.sections for f in s.figures_only):
+            # the spec is there and names no such fragment: a mistyped id, which "not modelled" let through
+            from checker.spec.lookup import unknown
+
+            raise SpecError(ref.span, f"the entry {ref.name!r} names a fragment its spec does not have: "
+                                      f"{unknown(spec, path, ref.fragment_id)}")
+        if frag is None or frag.formula is None:
             return path, f"{ref.spec} {ref.fragment_id} is given only as a figure"
         return path, frag
 

@@ -229,3 +229,14 @@ def test_workers_give_the_verdicts_and_the_first_error_of_one_process(monkeypatc
         with pytest.raises(SpecError) as caught:
             conformance.run(files, [entries], jobs=jobs)
         assert str(caught.value) == "first.yaml:3:4: error: the first (its hint)", jobs
+
+
+def test_an_entry_naming_a_fragment_its_spec_lacks_is_refused_at_the_entry(run, tmp_path):
+    """A spec that is there and has no such fragment: a mistyped id, which had been reported
+    'not modelled' and exited 0, so that the entry was never compared."""
+    data = tmp_path / "refs.yaml"
+    data.write_text(MUTANT.replace("id: A.f16}", "id: A.f61}", 1).replace("(8,16,128)", "(16,8,128)"))
+    r = run("conformance", SPECS, "--references", str(data))
+    assert r.code == 3, r.out + r.err
+    assert (f"{data}:6:5: error: the entry 'SM80_16x8x16_F16F16F16F16_TN.ALayout' names a fragment its spec does "
+            "not have:") in r.err and "has no fragment 'A.f61'. Did you mean" in r.err, r.err
