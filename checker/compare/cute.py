@@ -30,6 +30,8 @@ MAX_SIZE = 1 << 16  # of the thread mode and of the value mode, each
 MAX_COSIZE = 1 << 30  # the largest index a layout may reach: 32-bit arithmetic stays exact
 
 _TOKEN = re.compile(r"\s*(?:(cute::)?(Layout|Shape|Stride|Int)\b|(_[0-9]+)|([0-9]+)|([(),:<>])|(\S))")
+# the declaration `checker export --to cute` writes (and CuTe's traits spell): `using ALayout = Layout<...>;`
+_USING = re.compile(r"\s*using\s+[A-Za-z_]\w{0,63}\s*=\s*(?=(?:cute::)?Layout\b)")
 
 
 @dataclass(frozen=True)
@@ -217,6 +219,9 @@ def parse(src: SourceText, what: str = "CuTe layout") -> Layout:
     if len(text) > MAX_TEXT:
         raise SpecError(src.span(0), f"{what}: longer than {MAX_TEXT} characters")
     r = _Reader(src, what)
+    declared = _USING.match(text)
+    if declared:
+        r.k = sum(1 for t in r.toks if t[2] < declared.end())
     kind, word, _ = r.peek()
     if kind == "word" and word == "Layout":
         r.k += 1
@@ -225,6 +230,8 @@ def parse(src: SourceText, what: str = "CuTe layout") -> Layout:
         r.take(",")
         stride = r.cpp_tuple("Stride", 0)
         r.take(">")
+        if r.peek()[1] == ";":  # the declaration's end
+            r.k += 1
         notation = "c++"
     else:
         shape = r.py_tuple(0)

@@ -497,3 +497,18 @@ def test_grid_is_text_only(run):
     r = run("compare", os.path.join(SPECS, "m16n8k16.yaml"), "--fragment", "A.f16", "--cute",
             "((4,8),(2,2,2)):((32,1),(16,8,128))", "--grid", "--format", "json")
     assert r.code == 2 and "--grid draws a picture in the text output" in r.err
+
+
+def test_the_declaration_export_writes_is_read_back_by_cute(run):
+    """`export --to cute` writes `using ALayout = Layout<...>;`: pasted into --cute it is the same
+    layout (it was refused at its first character, 'u'), and a declaration of anything but a
+    C++ Layout still is."""
+    spec = os.path.join(SPECS, "m16n8k16.yaml")
+    r = run("export", spec, "--fragment", "B.f16", "--to", "cute")
+    assert r.code == 0, r.err
+    declared = "\n".join(x for x in r.out.splitlines() if x.strip() and not x.startswith("//"))
+    assert declared.startswith("using BLayout = Layout<") and declared.endswith(">;")
+    r = run("compare", spec, "--fragment", "B.f16", "--cute", declared)
+    assert r.code == 0 and "equals the spec at all 128 points" in r.out, r.out + r.err
+    r = run("compare", spec, "--fragment", "B.f16", "--cute", "using BLayout = ((4,8),(2,2)):((16,1),(8,64));")
+    assert r.code == 3 and "--cute:1:1: error: CuTe layout: expected an integer or '(', found 'u'" in r.err
