@@ -127,9 +127,10 @@ def test_the_theorem_registry_holds_each_instruction_family_to_its_theorems():
         "mma": ("same-as", "words", "dimensions", "computations", "shared-layout", "packing"),
         "ldmatrix": ("provenance", "composition", "containers"), "stmatrix": ("provenance", "composition"),
         "movmatrix": ("provenance", "composition"),
-        "wgmma": ("words", "warpgroup"), "wgmma.sp": ("same-as", "words", "warpgroup")}
-    assert FAMILIES == ("computations", "shared-layout", "packing", "provenance", "composition", "containers",
-                        "warpgroup")
+        "wgmma": ("words", "warpgroup"), "wgmma.sp": ("same-as", "words", "warpgroup"),
+        "mma.block_scale": ("scale-rows",)}
+    assert FAMILIES == ("computations", "shared-layout", "packing", "provenance", "composition", "scale-rows",
+                        "containers", "warpgroup")
     assert all(f.meaning and f.holds and callable(f.prove) for f in REGISTRY)
 
 
