@@ -45,7 +45,7 @@ def add(sub) -> None:
     cp.add_argument("--grid", action="store_true",
                     help="draw your layout as `checker table` draws the spec's, each cell where the spec puts "
                          "another element marked * (text only)")
-    cp.add_argument("--band", type=integer, default=16, metavar="N",
+    cp.add_argument("--band", type=integer, default=None, metavar="N",
                     help="with --grid: columns per band (default: 16; 0: the whole width in one)")
     cp.add_argument("--format", choices=["text", "json"], default="text")
     cp.add_argument("--output", metavar="FILE", help="write the result here instead of stdout")
@@ -91,6 +91,10 @@ def run(args, out, err) -> int:
     if args.grid and args.format == "json":
         raise UsageError("--grid draws a picture in the text output; --format json gives the data (checker table "
                          "--format json is the spec's side)")
+    if args.band is not None and not args.grid:  # it had been ignored: the picture it shapes is --grid's
+        raise UsageError("--band shapes the picture --grid draws: give --grid too")
+    if args.band is None:
+        args.band = 16
     if args.band < 0:
         raise UsageError("--band takes 0 (no bands) or a number of columns")
     spec, frag = load_fragment(args.spec, args.fragment)

@@ -512,3 +512,12 @@ def test_the_declaration_export_writes_is_read_back_by_cute(run):
     assert r.code == 0 and "equals the spec at all 128 points" in r.out, r.out + r.err
     r = run("compare", spec, "--fragment", "B.f16", "--cute", "using BLayout = ((4,8),(2,2)):((16,1),(8,64));")
     assert r.code == 3 and "--cute:1:1: error: CuTe layout: expected an integer or '(', found 'u'" in r.err
+
+
+def test_band_without_grid_is_a_usage_error(run):
+    """--band shapes --grid's picture; given alone it had been ignored without a word."""
+    spec, cute = os.path.join(SPECS, "m16n8k16.yaml"), "((4,8),(2,2,2)):((32,1),(16,8,128))"
+    r = run("compare", spec, "--fragment", "A.f16", "--cute", cute, "--band", "8")
+    assert r.code == 2 and "--band shapes the picture --grid draws: give --grid too" in r.err
+    r = run("compare", spec, "--fragment", "A.f16", "--cute", cute, "--band", "8", "--grid")
+    assert r.code == 0 and r.out.count("\n   0 ") == 2, r.out  # 16 columns in two bands of 8
