@@ -106,7 +106,8 @@ class _Meaning:
                 frags.append(layouts.fragment(self, fr, self.unique(seen, base + ["layouts", fi], fr["id"]),
                                               sec["section"], family.name))
             for fi, fr in enumerate(sec.get("scale_factors", [])):  # mma with block scaling
-                frags += scale_factors.fragments(self, fr, self.unique(seen, base + ["scale_factors", fi], fr["id"]), sec, family.name)
+                frags += scale_factors.fragments(self, fr, self.unique(seen, base + ["scale_factors", fi], fr["id"]),
+                                                 sec, family.name)
             same = tuple(model.SameAs(tuple(x["operands"]), x["printed"], tuple(x["fragments"]),
                                       self.span(base + ["same_as", xi]),
                                       tuple(self.erratum(e, base + ["same_as", xi, "errata", k], "same_as", where="same_as")
@@ -133,6 +134,7 @@ class _Meaning:
         if "containers" not in v:
             return None
         from checker.spec import containers  # an ldmatrix .b8x16 spec's: six classes a seed never needs
+
         return containers.containers(self, v, family)
 
     @staticmethod
@@ -328,22 +330,15 @@ class _Meaning:
         return above
 
     def figure_reading(self, fr, fpath):
-        """The fragment's reading of its figure, with its sources; None where the document gives the formula."""
+        """The fragment's reading of its figure, with its sources; None where the document gives
+        the formula."""
         if "reading" not in fr:
             return None
         x, path = fr["reading"], fpath + ["reading"]
         if x["figure"] not in fr["figures"]:
             raise SpecError(self.span(path + ["figure"]), f"{x['figure']} is not one of the fragment's figures "
                             f"({', '.join(fr['figures'])})")
-        if x["standing"] == "agreed" and not x["sources"]:
-            raise SpecError(self.span(path + ["sources"]), "an agreed reading names the sources that agree on it")
-        if x["standing"] == "extrapolated" and x["sources"]:  # extrapolated: no published encoding covers it
-            raise SpecError(self.span(path + ["standing"]), "an extrapolated reading is one no source encodes; this one "
-                            f"names {len(x['sources'])} (agreed: the sources encode it)")
-        provenance.sources(self, x, path, fr["id"])
-        sources = tuple(model.Source(s["library"], s["repo"], s["commit"], s["path"], s["line"], s["name"],
-                                     s.get("reference")) for s in x["sources"])
-        return model.FigureReading(x["figure"], x["standing"], sources, x.get("note"), self.span(path))
+        return provenance.standing(self, x, path, fr["id"], x["figure"])
 
     def count(self, written, path, params) -> int:
         """A register count: a number, or the document's expression in the parameter ("N/2")."""

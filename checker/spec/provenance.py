@@ -97,6 +97,22 @@ def excerpts(meaning, read_from: list, path: list) -> None:
                             f"{', '.join(f'{lo}-{hi}' for lo, hi in pins)} of {s['path']}, not {s['lines'][0]}-{s['lines'][1]}")
 
 
+def standing(meaning, x: dict, path: list, fid: str, figure: str) -> model.FigureReading:
+    """A reading of a figure with its standing: agreed names the sources that encode it, each held
+    to the data (`sources`); extrapolated names none. A wgmma fragment's `reading:` and each
+    standing of a block-scale factor's."""
+    given = x.get("sources") or []
+    if x["standing"] == "agreed" and not given:
+        raise SpecError(meaning.span(path + ["sources"]), "an agreed reading names the sources that agree on it")
+    if x["standing"] == "extrapolated" and given:  # extrapolated: no published encoding covers it
+        raise SpecError(meaning.span(path + ["standing"]), "an extrapolated reading is one no source encodes; this "
+                        f"one names {len(given)} (agreed: the sources encode it)")
+    sources(meaning, x, path, fid)
+    held = tuple(model.Source(s["library"], s["repo"], s["commit"], s["path"], s["line"], s["name"], s.get("reference"))
+                 for s in given)
+    return model.FigureReading(figure, x["standing"], held, x.get("note"), meaning.span(path))
+
+
 def sources(meaning, reading: dict, path: list, fid: str) -> None:
     """Each source of a wgmma reading: some data file of its library, repository and upstream path
     (the one its `reference:` names, where it names one) is at its commit and has an entry at its

@@ -159,15 +159,9 @@ def _standings(meaning, x, rpath, values, fid) -> dict:
         for v in st["values"]:
             if v not in values or v in out:
                 raise SpecError(meaning.span(at + ["values"]), f"{v} is {'given a standing twice' if v in out else 'no value of the selector'}")
-        if st["standing"] == "agreed" and not st.get("sources"):
-            raise SpecError(meaning.span(at + ["sources"]), "an agreed reading names the sources that agree on it")
-        if st["standing"] == "extrapolated" and st.get("sources"):
-            raise SpecError(meaning.span(at + ["standing"]), "an extrapolated reading is one no source encodes")
-        provenance.sources(meaning, st, at, fid)
-        sources = tuple(model.Source(s["library"], s["repo"], s["commit"], s["path"], s["line"], s["name"],
-                                     s.get("reference")) for s in st.get("sources", ()))
+        reading = provenance.standing(meaning, st, at, fid, x["figure"])
         for v in st["values"]:
-            out[v] = model.FigureReading(x["figure"], st["standing"], sources, st.get("note"), meaning.span(at))
+            out[v] = reading
     missing = [v for v in values if v not in out]
     if missing:
         raise SpecError(meaning.span(rpath + ["standings"]), f"no standing for {missing[0]}: every value is agreed or extrapolated")
