@@ -30,10 +30,16 @@ def _data() -> dict:
     line given as "836" or [836], a file without a library, had ended the spec's load in a
     TypeError or KeyError): a data file that does not load is its own located error, raised to the
     spec that reads the data (its encodings are `checker conformance`'s to check)."""
-    out, refused = _read_data()
+    return _held(_read_data())
+
+
+def _held(read: tuple):
+    """What a file read once per process holds, or its refusal raised again to each spec that reads
+    it (a refusal is kept, not the exception's raising: each reader is told)."""
+    value, refused = read
     if refused is not None:
         raise refused
-    return out
+    return value
 
 
 @functools.lru_cache(maxsize=1)
@@ -63,10 +69,7 @@ def _excerpts() -> list:
     """The upstream lines container readings quote (checker/references/excerpts.yaml), read once and
     held to its form (pins written [[211, [224]]] or 5 had ended the spec's load in a TypeError, and
     a pin past the lines copied was taken): a file that does not load is its own located error."""
-    held, refused = _read_excerpts()
-    if refused is not None:
-        raise refused
-    return held
+    return _held(_read_excerpts())
 
 
 @functools.lru_cache(maxsize=1)
