@@ -15,6 +15,7 @@ import re
 import checker.compare.candidates as candidates
 from checker.bounded import shown
 from checker.errors import SourceSpan, SpecError
+from checker.families import FAMILIES
 from checker.source import plain
 
 MAX_FILE = 4 << 20
@@ -29,9 +30,10 @@ MAX_THREAD_BITS = 16  # lane and warp bases together: thread indices below candi
 
 
 def cute_tile(fragment) -> tuple:
-    """(tile, transposed, names): CuTe's tile for a fragment. CuTe's A is M x K and C is M x N; its B
-    is N x K (K-major), so the tile's (row, col) is the document's B (col, row)."""
-    if fragment.operand in ("B", "SF_B"):  # scale_B (SFB_M x N) as CuTe's SFBLayout's N x K
+    """(tile, transposed, names): CuTe's tile for a fragment. CuTe's A is M x K and C is M x N; an
+    operand whose columns are N and rows not M (B, scale_B) it writes N x K: (row, col) is (col, row)."""
+    rows, cols = FAMILIES[fragment.family].operand(fragment.operand).dims
+    if cols == "n" and rows != "m":
         return (fragment.cols, fragment.rows), True, "N x K"
     return (fragment.rows, fragment.cols), False, "M x K" if fragment.operand == "A" else "M x N"
 
