@@ -11,6 +11,12 @@ from checker.spec.refdata import DATA, THREADS, Doc, Encoding, described, kind_o
 from checker.source import from_node
 
 MAX_TABLE = 1 << 16
+# What the Mosaic GPU entries of one file may ask to be tiled, in cells, all together: a 200-byte
+# entry may ask for a 65536-cell array (0.4 s to tile), so 512 of them, a 256 KiB file, were
+# minutes of work; this many cells are about 6 s. An entry without `array` is tiled at its
+# fragment's shape, charged here as the largest the document has (wgmma's D at N = 256).
+MAX_TILED_CELLS = 1 << 20
+LARGEST_FRAGMENT = 64 * 256
 
 
 def files(paths=None) -> list:
@@ -28,7 +34,25 @@ def read(path: str) -> tuple:
     """(the YAML document, its references, each encoding parsed)."""
     from checker.spec import refdata
 
-    return refdata.read(path, _encoding)
+    return refdata.read(path, _Budgeted())
+
+
+class _Budgeted:
+    """_encoding, the cells a file's mosaic-tiled entries ask for counted against MAX_TILED_CELLS."""
+
+    def __init__(self):
+        self.cells = 0
+
+    def __call__(self, d: Doc, enc, path, expect) -> Encoding:
+        out = _encoding(d, enc, path, expect)
+        if out.kind == "mosaic-tiled":
+            array = out.fields["array"]
+            self.cells += array[0] * array[1] if array else LARGEST_FRAGMENT
+            if self.cells > MAX_TILED_CELLS:
+                d.err(path + ["array"] if array else path + ["kind"],
+                      f"expected the mosaic-tiled entries of one file to ask for at most {MAX_TILED_CELLS} cells "
+                      f"in all (an entry without array counts {LARGEST_FRAGMENT}), found {self.cells} by this one")
+        return out
 
 
 def _encoding(d: Doc, enc, path, expect) -> Encoding:

@@ -299,3 +299,30 @@ def test_a_malformed_excerpt_is_its_own_located_error(tmp_path, monkeypatch, run
     finally:
         provenance._read_excerpts.cache_clear()
     assert r.code == 3 and f"{path}:{line}:{col}: error: {what}" in r.err, r.err[-1500:]
+
+
+def _mosaic_entries(arrays: list) -> str:
+    """A data file of mosaic-tiled entries of the accumulator's tiling, one per array (None: none given)."""
+    head, _, entry = MOSAIC.partition("entries:\n")
+    out = []
+    for k, array in enumerate(arrays):
+        e = entry.replace("name: X.acc", f"name: X.acc{k}")
+        out.append(e.replace("      array: [64, 8]\n", f"      array: {list(array)}\n" if array else ""))
+    return head + "entries:\n" + "".join(out)
+
+
+def test_the_cells_a_files_mosaic_entries_ask_for_are_bounded(tmp_path):
+    """A 200-byte mosaic-tiled entry may ask for a 65536-cell array, 0.4 s to tile: 512 of them took
+    minutes. One file's entries may ask for 2^20 cells in all; the entry past that is refused where
+    it asks, and an entry without an array counts as the largest fragment it could be compared with."""
+    path = tmp_path / "x.yaml"
+    path.write_text(_mosaic_entries([(256, 256)] * 16))
+    assert len(load.load_file(str(path))) == 16
+    path.write_text(_mosaic_entries([(256, 256)] * 17))
+    with pytest.raises(SpecError) as exc:
+        load.load_file(str(path))
+    assert exc.value.span.line == 6 + 12 * 16 + 10, str(exc.value)  # the 17th entry (12 lines each) at its array
+    assert "at most 1048576 cells in all" in str(exc.value) and "found 1114112" in str(exc.value)
+    path.write_text(_mosaic_entries([(256, 256)] * 16 + [None]))
+    with pytest.raises(SpecError, match=r"counts 16384\), found 1064960"):
+        load.load_file(str(path))
