@@ -1,0 +1,74 @@
+"""The minimum PTX version and target of every mma / mma.sp row of the support table
+(checker/report/isa-support.yaml) read from the document's own sentences, in both versions: each
+row's PTX ISA Notes and Target ISA Notes are in 9.1's notes of 9.7.14.5.14 / 9.7.14.6.3 and in
+9.2's, word for word (markup aside), but where the row declares how 9.2 prints the sentence
+otherwise; a declaration 9.2 no longer needs fails too. The row's `ptx` is the highest version its
+PTX notes name and every Target note names its `target`."""
+import os
+import re
+
+from conftest import DOCUMENT, ROOT
+
+from checker.catalogue import support, version_key
+
+FILES = {
+    "mma": ("ptx-isa/9.7.14.5.14-mma-instruction.md",
+            "ptx-isa-9.2/14-warp-level-mma/mma/mma-instruction-syntax-description.md"),
+    "mma.sp": ("ptx-isa/9.7.14.6.3-mma-sp-instruction.md",
+               "ptx-isa-9.2/14-warp-level-mma/mma-sp/mma-sp-instruction.md"),
+}
+
+
+def _words(text: str) -> str:
+    """Backticks and runs of whitespace off: 9.2's conversion marks `.u8`/`.s8` where 9.1 marks
+    `.u8/.s8`, and leaves out the backticks around mma that 9.1 prints."""
+    return " ".join(text.replace("`", "").split())
+
+
+def _notes(relpath: str) -> dict:
+    """The PTX ISA Notes and the Target ISA Notes of a section: each the text between its heading
+    and the next (9.1 prints them as bare lines, 9.2 as `## ` headings)."""
+    with open(os.path.join(DOCUMENT, relpath), encoding="utf-8") as fh:
+        text = fh.read()
+    ptx = re.search(r"^(?:## )?PTX ISA Notes$(.*?)^(?:## )?Target ISA Notes$(.*?)^(?:## )?Examples", text, re.M | re.S)
+    assert ptx, relpath
+    return {"ptx_notes": _words(ptx.group(1)), "target_notes": _words(ptx.group(2))}
+
+
+def _versions(sentence: str) -> list:
+    return re.findall(r"PTX ISA version (\d+\.\d+)", sentence)
+
+
+def test_every_row_reads_its_minimums_from_notes_9_1_prints():
+    rows = support()
+    assert len(rows) == 31 and all(r["ptx_notes"] and r["target_notes"] for r in rows)
+    for r in rows:
+        notes = _notes(FILES[r["instruction"]][0])
+        for key in ("ptx_notes", "target_notes"):
+            for sentence in r[key]:
+                assert _words(sentence) in notes[key], (r["row"], sentence)
+        # a row needs all its PTX notes name: the highest (.f16 accumulators with .e4m3: 8.7, not 8.4)
+        assert max((v for s in r["ptx_notes"] for v in _versions(s)), key=version_key) == r["ptx"], r["row"]
+        assert all(f"`{r['target']}`" in s for s in r["target_notes"]), r["row"]
+
+
+def test_every_note_is_9_2s_but_where_a_difference_says_how_9_2_prints_it():
+    """9.2 read as 9.1 is. One sentence differs: the Target ISA Note of .u4/.s4 .m8n8k32, which 9.2
+    prints without the word "shape" (same target)."""
+    declared = []
+    for r in support():
+        notes = _notes(FILES[r["instruction"]][1])
+        diffs = {d["at"]: d for d in r.get("differences", ()) if d["version"] == "9.2"}
+        missing = [s for key in ("ptx_notes", "target_notes") for s in r[key] if _words(s) not in notes[key]]
+        assert len(missing) == len(diffs), (r["row"], missing, list(diffs))  # each declared, none stale
+        for sentence, (at, d) in zip(missing, sorted(diffs.items())):
+            path, line = at.rsplit(":", 1)
+            assert os.path.join(ROOT, path) == os.path.join(DOCUMENT, FILES[r["instruction"]][1]), at
+            with open(os.path.join(ROOT, path), encoding="utf-8") as fh:
+                assert fh.read().splitlines()[int(line) - 1].strip() == d["printed"], at
+            assert _words(d["printed"]) in " ".join(notes.values())
+            # what 9.2 prints names the same versions and targets as the sentence it stands for
+            assert _versions(d["printed"]) == _versions(sentence)
+            assert re.findall(r"sm_\w+", d["printed"]) == re.findall(r"sm_\w+", sentence)
+            declared.append((r["shapes"], sentence))
+    assert [s for s, _ in declared] == [["m8n8k32"]]
