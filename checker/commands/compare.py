@@ -66,7 +66,7 @@ def _computation(args, frag):
 
 
 def candidate(args, frag):
-    from checker.compare import inputs
+    from checker.compare import bases, inputs, pyfunction, table
 
     if args.cute is not None:
         return inputs.cute(args.cute, frag)
@@ -75,10 +75,10 @@ def candidate(args, frag):
 
         return load_copy_atom(args.cute_copy)
     if args.triton is not None:
-        return inputs.triton(args.triton, frag)
+        return bases.triton(args.triton, frag)
     if args.table is not None:
-        return inputs.table(args.table)
-    return inputs.function(args.python)
+        return table.table(args.table)
+    return pyfunction.function(args.python)
 
 
 def run(args, out, err) -> int:

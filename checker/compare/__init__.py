@@ -38,7 +38,7 @@ def compare_layout(fragment, candidate, computation="all", spec_name: str | None
     checked_computation(fragment, computation)
     reading = materialize(fragment)
     if callable(candidate) and not isinstance(candidate, Candidate):
-        from checker.compare.inputs import from_function
+        from checker.compare.pyfunction import from_function
 
         threads = len(engine.targets(fragment, reading, computation)[0].lanes)
         candidate = from_function(candidate, threads, reading.n, getattr(candidate, "__name__", None)
