@@ -19,7 +19,9 @@ def add(sub) -> None:
                              "or refute it with the smallest counterexample",
                  "Prove a layout of your own equal to a spec fragment's, by z3 and by enumerating every "
                  "(thread, i) (the two must agree), or refute it at the smallest (thread, i), naming the "
-                 "thread, the element and both cells. Exit 0 equal, 1 differs, 2 usage, 3 malformed input.",
+                 "thread, the element and both cells. Exit 0 equal, 1 differs, 2 usage (an input file, or a --python "
+                 "module, that is not there), 3 malformed input (one that is there but does not parse, or a --python "
+                 "module that raises on import or has no such function: located at file:line:col).",
                  ['checker compare specs/m16n8k16.yaml --fragment A.f16 --cute "((4,8),(2,2,2)):((32,1),(16,8,128))"'
                   "   # CuTe's SM80 A trait",
                   "checker compare specs/m16n8k16.yaml --fragment C.float --triton c.json   # export --to triton's bases",

@@ -396,6 +396,59 @@ def test_a_python_module_is_read_bounded_and_its_syntax_error_located(run, tmp_p
     assert run("compare", K16, "--fragment", "A.f16", "--python", "good:a").code == 0
 
 
+def test_a_python_module_not_found_is_a_usage_error_one_that_fails_is_malformed(run, tmp_path, monkeypatch):
+    """As input files are: a module that is not there is exit 2 (a usage error, no traceback), as
+    `--python no.py:f` is; one that is there but raises on import, or lacks the function, is
+    malformed input, exit 3, located. A module name that was not found had been exit 3, at
+    `name:1:1`; a missing function was said at the module's name, not its file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cmpmod_good.py").write_text(
+        "def a(t, i):\n    return t // 4 + 8 * (i // 2 % 2), t % 4 * 2 + i % 2 + 8 * (i // 4)\n")
+    (tmp_path / "cmpmod_pkg").mkdir()
+    (tmp_path / "cmpmod_pkg" / "__init__.py").write_text("")
+    (tmp_path / "cmpmod_broken").mkdir()
+    (tmp_path / "cmpmod_broken" / "__init__.py").write_text("x = 1\ny = (\n")
+    (tmp_path / "cmpmod_raises").mkdir()
+    (tmp_path / "cmpmod_raises" / "__init__.py").write_text("x = 1\ny = 1 / 0\n")
+    (tmp_path / "cmpmod_needs.py").write_text("import cmpmod_not_anywhere\n")
+    for target, name in (("cmpmod_not_anywhere:f", "cmpmod_not_anywhere"), ("cmpmod_pkg.nosub:f", "cmpmod_pkg.nosub"),
+                         ("cmpmod_nodir.sub:f", "cmpmod_nodir.sub")):
+        r = run("compare", K16, "--fragment", "A.f16", "--python", target)
+        assert r.code == 2 and f"checker: error: --python: no module named {name!r}" in r.err, r.err
+        assert "Traceback" not in r.err and not r.out
+    r = run("compare", K16, "--fragment", "A.f16", "--python", "no..name:f")
+    assert r.code == 2 and "neither a module name" in r.err, r.err
+    broken = tmp_path / "cmpmod_broken" / "__init__.py"
+    for target in ("cmpmod_broken:f", "cmpmod_broken.sub:f"):  # a package's syntax error, at its line and column
+        r = run("compare", K16, "--fragment", "A.f16", "--python", target)
+        assert r.code == 3 and r.err.startswith(f"{broken}:2:5: error: importing it failed: SyntaxError"), r.err
+    r = run("compare", K16, "--fragment", "A.f16", "--python", "cmpmod_raises:f")
+    raises = tmp_path / "cmpmod_raises" / "__init__.py"
+    assert r.code == 3 and r.err.startswith(f"{raises}:2:1: error: importing it failed: ZeroDivisionError"), r.err
+    # found, but what it imports is not: the module's error (exit 3), at its line, not a usage error
+    r = run("compare", K16, "--fragment", "A.f16", "--python", "cmpmod_needs:f")
+    assert r.code == 3 and f"{tmp_path / 'cmpmod_needs.py'}:1:1: error: importing it failed: ModuleNotFoundError" in r.err
+    for target in ("cmpmod_good:nope", f"{tmp_path / 'cmpmod_good.py'}:nope"):
+        r = run("compare", K16, "--fragment", "A.f16", "--python", target)
+        assert r.code == 3 and r.err.startswith(f"{tmp_path / 'cmpmod_good.py'}:1:1: error: has no function 'nope'"), r.err
+    r = run("compare", K16, "--fragment", "A.f16", "--python", "cmpmod_good:a")
+    assert r.code == 0, r.err
+    # the rule as --help, the README and docs/api.md say it
+    assert "2 usage (an input file, or a --python module, that is not there), 3 malformed input" in \
+        " ".join(run("compare", "--help").out.split())
+    for doc, said in (("README.md", ("a `--python` module that is not found", "(a module not found: exit 2; one that "
+                                     "raises on import or lacks the function: exit 3, located)")),
+                      (os.path.join("docs", "api.md"), ("one that is not found (a `.py` path that does not exist, a "
+                                                        "name not importable from the current directory) is a usage "
+                                                        "error (exit 2), one that is found but raises on import or has "
+                                                        "no such function is malformed input (exit 3",)),
+                      (os.path.join("docs", "references.md"), ("A module that is not there is a usage error (exit 2)",
+                                                               "is malformed input (exit 3), located"))):
+        with open(os.path.join(os.path.dirname(SPECS), doc), encoding="utf-8") as fh:
+            text = " ".join(fh.read().split())
+        assert all(s in text for s in said), doc
+
+
 def test_a_python_function_or_module_that_calls_sys_exit_is_an_input_error(run, tmp_path, monkeypatch):
     """sys.exit() in the user's code (SystemExit is not an Exception) ended the checker with the
     code it gave and no message: `--python m.py:f` exited 4, saying nothing."""
