@@ -354,13 +354,18 @@ def test_a_fragment_id_naming_another_operand_is_refused(copy, run):
 
 
 def test_a_source_two_data_files_transcribe_must_name_its_reference(copy, run):
-    # CuTe's mma_traits_sm90_gmma.hpp at one commit is transcribed twice (the RS A layouts and the
-    # traits): without reference: the line is held to either file's entries
-    path, line, col = copy("m64nNk16.yaml", '        name: "SM90::GMMA::ALayout_64x16"\n        reference: "cute-gmma"\n',
-                           '        name: "SM90::GMMA::ALayout_64x16"\n')
+    # MLIR's MMAUtils.cpp at one commit is transcribed by two data files (its ldmatrix lowering and
+    # its mma.sync operand maps): a source of that file without reference: is held to neither
+    source = ('      - library: CuTe\n        repo: "NVIDIA/cutlass"\n        commit: "7107b05535f8977f5ecb9d01ee203205b1fd9bc4"\n'
+              '        path: "include/cute/atom/mma_traits_sm90_gmma.hpp"\n        line: 451\n'
+              '        name: "SM90::GMMA::ALayout_64x16"\n        reference: "cute-gmma"\n')
+    mlir = ('      - library: MLIR\n        repo: "llvm/llvm-project"\n        commit: "030ce753d0a1ff3c4e7bdd46c0c60f5a5b07374f"\n'
+            '        path: "mlir/lib/Dialect/NVGPU/Utils/MMAUtils.cpp"\n        line: 451\n'
+            '        name: "SM90::GMMA::ALayout_64x16"\n')
+    path, line, col = copy("m64nNk16.yaml", source, mlir)
     err = refused(run, path)
-    assert (f"{path}:{line - 5}:18: error: cute-gmma and cutlass-mma_traits_sm90_gmma both transcribe "
-            "include/cute/atom/mma_traits_sm90_gmma.hpp at 7107b05535f8: name the one read from with reference:") in err, err
+    assert (f"{path}:{line}:18: error: mlir-nvgpu_ldmatrix and mlir-nvgpu_mmautils both transcribe "
+            "mlir/lib/Dialect/NVGPU/Utils/MMAUtils.cpp at 030ce753d0a1: name the one read from with reference:") in err, err
 
 
 def test_a_source_named_twice_is_refused(copy, run):

@@ -211,7 +211,7 @@ def test_docs_list_every_entry_with_its_pin():
     files = {r.file for r in refs}
     assert {f"checker/references/data/{n}" for n in (
         "cutlass-mma_traits_sm70.yaml", "cutlass-mma_traits_sm75.yaml", "cutlass-mma_traits_sm80.yaml",
-        "cutlass-mma_traits_sm90.yaml", "cutlass-mma_traits_sm90_gmma.yaml", "mlir-nvgpu_mmautils.yaml",
+        "cutlass-mma_traits_sm90.yaml", "cute-gmma.yaml", "mlir-nvgpu_mmautils.yaml",
         "triton-linear_layout_conversions.yaml", "jax-mosaic_gpu_mma.yaml", "cutlass-mma_traits_sm120_sparse.yaml")} <= files
     for r in refs:
         where = f"line {r.line}" if r.line else f"`{r.anchor}`"
@@ -326,3 +326,25 @@ def test_the_cells_a_files_mosaic_entries_ask_for_are_bounded(tmp_path):
     path.write_text(_mosaic_entries([(256, 256)] * 16 + [None]))
     with pytest.raises(SpecError, match=r"counts 16384\), found 1064960"):
         load.load_file(str(path))
+
+
+def test_each_published_layout_is_transcribed_once():
+    """No layout of one upstream file at one commit is entered twice for one fragment: not under one
+    name at the same line (or anchor), and not by two data files (one file's entries may share a layout where
+    upstream's traits do: SM80_16x8_Row is the CLayout of several SM80 traits, each at its own line;
+    a type alias at its own line, `using CLayout_64x8 = CLayout_64xN<8>;`, is the template's instance,
+    named in the note of that entry). cutlass-mma_traits_sm90_gmma.yaml had entered the three
+    ALayout_64xK of cute-gmma.yaml at the same lines and five CLayout_64x* aliases of its
+    CLayout_64xN<N> again, and `checker conformance` proved each twice."""
+    import json as _json
+
+    at_line, by_file, twice = {}, {}, []
+    for r in load.load_all():
+        layout = (r.repo, r.commit, r.path, r.spec, r.fragment_id, r.encoding.kind,
+                  _json.dumps(r.encoding.fields, sort_keys=True, default=repr))
+        here = f"{r.file}:{r.span.line} {r.name}"
+        for seen, key in ((at_line, layout + (r.line, r.anchor, r.name)), (by_file, layout)):
+            first = seen.setdefault(key, (r.file, here))
+            if first[0] != r.file or (seen is at_line and first[1] != here):
+                twice.append((first[1], here))
+    assert twice == []
