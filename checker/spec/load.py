@@ -39,7 +39,8 @@ def load_spec(path: str, data: bytes | None = None, written: yamlload.Document |
     if data is None:
         data = read_regular(path, yamlload.MAX_BYTES)  # recorded for the result cache on every read
     # the path as named, not made absolute: a Spec's locations quote it as it was given
-    key = (path, hashlib.sha256(data).digest())
+    # and by the data its readings' sources are held to, as it is now (a data file edited since)
+    key = (path, hashlib.sha256(data).digest(), provenance.generation())
     spec = _LOADED.get(key)
     if spec is None:
         spec = _spec(yamlload.load(path, data))

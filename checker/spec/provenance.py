@@ -13,7 +13,6 @@ it was not, so the loader holds each to the data.
 """
 from __future__ import annotations
 
-import functools
 import os
 import re
 
@@ -25,36 +24,64 @@ EXCERPTS = os.path.join(os.path.dirname(DATA), "excerpts.yaml")
 
 
 def _data() -> dict:
-    """stem -> the data file's top-level values (library, repo, commit, path, entries), read once
-    per process. Every field read here is first held to its type by the data's own loader (an entry's
-    line given as "836" or [836], a file without a library, had ended the spec's load in a
-    TypeError or KeyError): a data file that does not load is its own located error, raised to the
-    spec that reads the data (its encodings are `checker conformance`'s to check)."""
-    return _held(_read_data())
+    """stem -> the data file's top-level values (library, repo, commit, path, entries), read again
+    only where a file of the folder was edited, added or removed (refdata.identity). Every field
+    read here is first held to its type by the data's own loader (an entry's line given as "836"
+    or [836], a file without a library, had ended the spec's load in a TypeError or KeyError): a
+    data file that does not load is its own located error, raised to the spec that reads the data
+    (its encodings are `checker conformance`'s to check)."""
+    return _held("data", _data_files(), _read_data)
 
 
-def _held(read: tuple):
-    """What a file read once per process holds, or its refusal raised again to each spec that reads
-    it (a refusal is kept, not the exception's raising: each reader is told)."""
-    value, refused = read
+# what was read, by what the files were when it was read: {what: (identities, (value, refusal))}
+_READ: dict = {}
+
+
+def _held(what: str, files: tuple, read):
+    """What `read()` gives for these files as they are now: read again where any file changed
+    (stat: refdata.identity), else kept; a refusal is kept too, and raised again to each spec that
+    reads it (each reader is told). An edit in a long-lived process (`import checker`) is seen at
+    the next load or proof; within one, nothing is read twice."""
+    from checker.spec.refdata import identity
+
+    key = tuple((f, identity(f)) for f in files)
+    kept = _READ.get(what)
+    if kept is None or kept[0] != key:
+        kept = _READ[what] = (key, read(files))
+    value, refused = kept[1]
     if refused is not None:
         raise refused
     return value
 
 
-@functools.lru_cache(maxsize=1)
-def _read_data() -> tuple:
+def _data_files() -> tuple:
+    try:
+        names = sorted(os.listdir(DATA))
+    except OSError:
+        names = []
+    return tuple(os.path.join(DATA, n) for n in names if n.endswith(".yaml") and not n.startswith("."))
+
+
+def _read_data(files: tuple) -> tuple:
     from checker.spec import refdata
 
     out = {}
-    for name in sorted(os.listdir(DATA)):
-        if name.endswith(".yaml") and not name.startswith("."):
-            try:
-                doc, _entries = refdata.read(os.path.join(DATA, name))
-            except SpecError as exc:
-                return {}, exc
-            out[name[:-5]] = doc.value
+    for path in files:
+        try:
+            doc, _entries = refdata.read(path)
+        except SpecError as exc:
+            return {}, exc
+        out[os.path.basename(path)[:-5]] = doc.value
     return out, None
+
+
+def generation() -> tuple:
+    """What a spec's load read beside the spec, as stat says it is now: the data files and the
+    excerpts. A spec kept by its bytes (spec/load.py) is kept only while this holds too: its
+    readings' sources were held to these files."""
+    from checker.spec.refdata import identity
+
+    return tuple((f, identity(f)) for f in _data_files() + (EXCERPTS,))
 
 
 def holding(shape: str, fid: str) -> list:
@@ -66,18 +93,18 @@ def holding(shape: str, fid: str) -> list:
 
 
 def _excerpts() -> list:
-    """The upstream lines container readings quote (checker/references/excerpts.yaml), read once and
-    held to its form (pins written [[211, [224]]] or 5 had ended the spec's load in a TypeError, and
-    a pin past the lines copied was taken): a file that does not load is its own located error."""
-    return _held(_read_excerpts())
+    """The upstream lines container readings quote (checker/references/excerpts.yaml), read again
+    only once edited and held to its form (pins written [[211, [224]]] or 5 had ended the spec's
+    load in a TypeError, and a pin past the lines copied was taken): a file that does not load is
+    its own located error."""
+    return _held("excerpts", (EXCERPTS,), _read_excerpts)
 
 
-@functools.lru_cache(maxsize=1)
-def _read_excerpts() -> tuple:
+def _read_excerpts(files: tuple) -> tuple:
     from checker.spec.refdata import read_excerpts
 
     try:
-        return read_excerpts(EXCERPTS), None
+        return read_excerpts(files[0]), None
     except SpecError as exc:
         return [], exc
 

@@ -142,13 +142,47 @@ def shown_as(path: str) -> str:
     return path
 
 
+# A data file's bytes, kept while the file stays as it was: a proof reads each once however many
+# readers ask (the loader's pins, the provenance theorems' encodings), and a long-lived process
+# (`import checker`) reads a file again once it was edited. Keyed by what stat says, never by the
+# name alone; bounded: conformance may be given any number of files of one's own.
+_BYTES: dict = {}
+MAX_HELD = 64
+
+
+def identity(path: str) -> tuple | None:
+    """What tells a file's edit without reading it: device, inode, size, modification and change
+    times (an editor's rename is another inode; a write in place moves mtime and ctime, and ctime
+    cannot be set back). None where the file cannot be stat'ed (the reader says why, located)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def held_bytes(path: str) -> bytes:
+    """The file's bytes: read (bounded, recorded for the result cache) where it is new or changed
+    since it was last read, else the bytes read then."""
+    from checker.recording import read_regular
+
+    before = identity(path)  # taken before the read: an edit during it is a change seen next time
+    kept = _BYTES.get(path)
+    if before is not None and kept is not None and kept[0] == before:
+        return kept[1]
+    data = read_regular(path, yamlload.MAX_BYTES)
+    if before is not None:
+        if len(_BYTES) >= MAX_HELD:
+            _BYTES.clear()
+        _BYTES[path] = (before, data)
+    return data
+
+
 def read(path: str, encoding=None) -> tuple:
     """(the YAML document, its references). `encoding(doc, value, path, expect)` parses an entry's
     encoding; without it each is checked for its kind alone (the spec loader reads the entries'
     pins and names, not their layouts)."""
-    from checker.recording import read_regular
-
-    doc = yamlload.load(shown_as(path), read_regular(path, yamlload.MAX_BYTES))
+    doc = yamlload.load(shown_as(path), held_bytes(path))
     d = Doc(doc)
     top = d.mapping(doc.value, [], ("library", "repo", "commit", "path", "entries"), ("note",))
     library = d.choice(top["library"], ["library"], LIBRARIES)

@@ -15,7 +15,6 @@ the warpgroup theorems, and their published encodings (JAX's tiled layouts at ev
 take seconds to compare: `checker conformance` compares them."""
 from __future__ import annotations
 
-import functools
 import os
 import time
 
@@ -27,12 +26,24 @@ from checker.theorems.family import TheoremFamily
 PROPERTY = "provenance"
 
 
-@functools.lru_cache(maxsize=None)
-def _entries(path: str) -> tuple:
-    """The entries of one data file, read once per process."""
-    from checker.references.load import load_file
+_PARSED: dict = {}  # path -> (its identity when parsed, its entries)
 
-    return tuple(load_file(path))
+
+def _entries(path: str) -> tuple:
+    """The entries of one data file, encodings parsed: again only once the file was edited
+    (refdata.identity), its bytes read once however many readers ask (refdata.held_bytes)."""
+    from checker.references.load import load_file
+    from checker.spec.refdata import identity
+
+    now = identity(path)
+    kept = _PARSED.get(path)
+    if now is None or kept is None or kept[0] != now:
+        kept = (now, tuple(load_file(path)))
+        if now is not None:
+            if len(_PARSED) >= 64:  # the shipped files, and any folder a test points DATA at
+                _PARSED.clear()
+            _PARSED[path] = kept
+    return kept[1]
 
 
 def _named(shape: str, fid: str) -> dict:

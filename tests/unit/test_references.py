@@ -253,7 +253,6 @@ def test_a_malformed_data_file_a_spec_reads_is_its_own_located_error(tmp_path, m
     (exit 3), not a Python traceback (exit 1)."""
     import shutil
 
-    from checker.spec import load as spec_load
     from checker.spec import provenance
 
     data = tmp_path / "data"
@@ -262,12 +261,9 @@ def test_a_malformed_data_file_a_spec_reads_is_its_own_located_error(tmp_path, m
     assert old in text, old
     (data / name).write_text(text.replace(old, new, 1), encoding="utf-8")
     monkeypatch.setattr(provenance, "DATA", str(data))
-    monkeypatch.setattr(spec_load, "_LOADED", {})  # a spec read before, with the shipped data, is kept
-    provenance._read_data.cache_clear()
-    try:
-        r = run("validate", os.path.join(SPECS, spec))
-    finally:
-        provenance._read_data.cache_clear()
+    # nothing is cleared: the data read before, and a spec loaded with it, are kept by the files'
+    # identities, which the folder's copy does not share
+    r = run("validate", os.path.join(SPECS, spec))
     assert r.code == 3 and f"{data / name}:{line}:{col}: error: {what}" in r.err, r.err[-1500:]
 
 
@@ -283,7 +279,6 @@ def test_a_malformed_data_file_a_spec_reads_is_its_own_located_error(tmp_path, m
 def test_a_malformed_excerpt_is_its_own_located_error(tmp_path, monkeypatch, run, old, new, line, col, what):
     """checker/references/excerpts.yaml, read by the spec loader for a container reading's
     read_from, is held to its form: a malformed one is refused at its line and column (exit 3)."""
-    from checker.spec import load as spec_load
     from checker.spec import provenance
 
     path = tmp_path / "excerpts.yaml"
@@ -292,12 +287,7 @@ def test_a_malformed_excerpt_is_its_own_located_error(tmp_path, monkeypatch, run
     assert text.count(old) == 1, old
     path.write_text(text.replace(old, new), encoding="utf-8")
     monkeypatch.setattr(provenance, "EXCERPTS", str(path))
-    monkeypatch.setattr(spec_load, "_LOADED", {})
-    provenance._read_excerpts.cache_clear()
-    try:
-        r = run("validate", os.path.join(SPECS, "ldmatrix.m8n16.yaml"))
-    finally:
-        provenance._read_excerpts.cache_clear()
+    r = run("validate", os.path.join(SPECS, "ldmatrix.m8n16.yaml"))
     assert r.code == 3 and f"{path}:{line}:{col}: error: {what}" in r.err, r.err[-1500:]
 
 
@@ -348,3 +338,54 @@ def test_each_published_layout_is_transcribed_once():
             if first[0] != r.file or (seen is at_line and first[1] != here):
                 twice.append((first[1], here))
     assert twice == []
+
+
+def test_a_data_file_edited_in_a_long_lived_process_is_read_again(tmp_path, monkeypatch):
+    """Through the Python API, in one process: a data file edited between two proofs (or two loads)
+    is read again and its edit seen; one not edited is not read again; within one proof each file
+    is read once. The data had been read once per process: a reading proved equal to an entry that
+    was since changed stayed PROVED, and a spec whose source's line was since moved still loaded."""
+    import collections
+    import shutil
+
+    import checker
+    import checker.recording as recording
+    from checker.references import load as ref_load
+    from checker.spec import provenance
+
+    data = tmp_path / "data"
+    shutil.copytree(provenance.DATA, data)
+    monkeypatch.setattr(provenance, "DATA", str(data))
+    monkeypatch.setattr(ref_load, "DATA", str(data))
+    reads, read_regular = collections.Counter(), recording.read_regular
+
+    def counted(path, *args, **kwargs):
+        if os.path.dirname(os.path.abspath(path)) == str(data):
+            reads[os.path.basename(path)] += 1
+        return read_regular(path, *args, **kwargs)
+
+    monkeypatch.setattr(recording, "read_regular", counted)
+    subject = "r.x1 read from CuTe SM75_U32x1_LDSM_N"
+
+    def verdict() -> str:
+        reads.clear()
+        proof = checker.prove(os.path.join(SPECS, "ldmatrix.m8n8.yaml"))
+        assert max(reads.values(), default=1) == 1, reads  # no file read twice in one proof
+        return next(r.verdict.value for r in proof.results if r.property == "provenance" and r.subject == subject)
+
+    assert verdict() == "PROVED"
+    copy = data / "cute-copy.yaml"
+    text = copy.read_text(encoding="utf-8")
+    assert text.count('registers: "(32,32):(32,1)"') >= 1
+    copy.write_text(text.replace('registers: "(32,32):(32,1)"', 'registers: "(32,32):(1,32)"', 1), encoding="utf-8")
+    assert verdict() == "REFUTED" and set(reads) == {"cute-copy.yaml"}  # only the file edited is read again
+    copy.write_text(text, encoding="utf-8")
+    assert verdict() == "PROVED"
+    assert verdict() == "PROVED" and not reads  # nothing edited: nothing read
+    # a load: the wgmma reading's source is held to the data as it is now, not as first read
+    wgmma = os.path.join(SPECS, "m64nNk16.yaml")
+    checker.load(wgmma)
+    gmma = data / "cute-gmma.yaml"
+    gmma.write_text(gmma.read_text(encoding="utf-8").replace("    line: 451\n", "    line: 452\n", 1), encoding="utf-8")
+    with pytest.raises(checker.SpecError, match="has no entry at line 451"):
+        checker.load(wgmma)
