@@ -3,7 +3,10 @@
 row's PTX ISA Notes and Target ISA Notes are in 9.1's notes of 9.7.14.5.14 / 9.7.14.6.3 and in
 9.2's, word for word (markup aside), but where the row declares how 9.2 prints the sentence
 otherwise; a declaration 9.2 no longer needs fails too. The row's `ptx` is the highest version its
-PTX notes name and every Target note names its `target`."""
+PTX notes name and every Target note names its `target`. The wgmma rows' one version and target
+(checker/report/isa_wgmma.py) are held to 9.7.15.5.2's and 9.7.15.6.3's notes in both versions too.
+The other support data is held to 9.2 where it is kept: ldmatrix / stmatrix / movmatrix in
+tests/unit/test_movement_probe.py, the wgmma shapes in tests/unit/test_isa_wgmma.py."""
 import os
 import re
 
@@ -27,10 +30,10 @@ def _words(text: str) -> str:
 
 def _notes(relpath: str) -> dict:
     """The PTX ISA Notes and the Target ISA Notes of a section: each the text between its heading
-    and the next (9.1 prints them as bare lines, 9.2 as `## ` headings)."""
+    and the next (9.1 prints them as bare lines, 9.2 as `##` or `###` headings)."""
     with open(os.path.join(DOCUMENT, relpath), encoding="utf-8") as fh:
         text = fh.read()
-    ptx = re.search(r"^(?:## )?PTX ISA Notes$(.*?)^(?:## )?Target ISA Notes$(.*?)^(?:## )?Examples", text, re.M | re.S)
+    ptx = re.search(r"^(?:#+ )?PTX ISA Notes$(.*?)^(?:#+ )?Target ISA Notes$(.*?)^(?:#+ )?Examples", text, re.M | re.S)
     assert ptx, relpath
     return {"ptx_notes": _words(ptx.group(1)), "target_notes": _words(ptx.group(2))}
 
@@ -72,3 +75,25 @@ def test_every_note_is_9_2s_but_where_a_difference_says_how_9_2_prints_it():
             assert re.findall(r"sm_\w+", d["printed"]) == re.findall(r"sm_\w+", sentence)
             declared.append((r["shapes"], sentence))
     assert [s for s, _ in declared] == [["m8n8k32"]]
+
+
+WGMMA = {False: ("ptx-isa/9.7.15.5.2-wgmma-mma-async-instruction.md", "ptx-isa-9.2/15-wgmma/mma-async/wgmma-mma-async.md"),
+         True: ("ptx-isa/9.7.15.6.3-wgmma-mma-async-sp-instruction.md",
+                "ptx-isa-9.2/15-wgmma/mma-async/wgmma-mma-async-sp.md")}
+
+
+def test_the_wgmma_rows_minimums_are_the_notes_of_both_versions():
+    """The wgmma rows' PTX version and target (checker/report/isa_wgmma.py: 8.0 dense, 8.2 sparse,
+    sm_90a) are what the PTX ISA Notes and Target ISA Notes of 9.7.15.5.2 and 9.7.15.6.3 say, in
+    9.1 and in 9.2 (9.2 prints `.atype.btype` as code and sm_90a as plain text: the same words).
+    Both versions add: "Support for .u8.s8 and .s8.u8 as .atype.btype introduced in PTX ISA version
+    8.4", which the integer rows' one PTX version (the instruction's) does not show."""
+    from checker.report import isa_wgmma
+
+    mixed = "Support for .u8.s8 and .s8.u8 as .atype.btype introduced in PTX ISA version 8.4."
+    for sparse, files in WGMMA.items():
+        for relpath in files:
+            notes = _notes(relpath)
+            assert notes["ptx_notes"].startswith(f"Introduced in PTX ISA version {isa_wgmma.PTX[sparse]}."), relpath
+            assert mixed in notes["ptx_notes"], relpath
+            assert notes["target_notes"] == f"Requires {isa_wgmma.TARGET}.", relpath
