@@ -97,3 +97,51 @@ def test_the_wgmma_rows_minimums_are_the_notes_of_both_versions():
             assert notes["ptx_notes"].startswith(f"Introduced in PTX ISA version {isa_wgmma.PTX[sparse]}."), relpath
             assert mixed in notes["ptx_notes"], relpath
             assert notes["target_notes"] == f"Requires {isa_wgmma.TARGET}.", relpath
+
+
+SHAPES = ("ptx-isa/9.7.14.1-matrix-shape.md", "ptx-isa-9.2/14-warp-level-mma/matrix-shapes.md")
+
+
+def _shape_table(relpath: str) -> list:
+    """9.7.14.1's shape table, each row (line, instruction, sparsity, types, scaled, shapes, version)
+    with its merged cells read: 9.1's conversion leaves a merged cell out of the rows it spans (a
+    row short of cells takes the leading ones it lacks from the row above), 9.2's leaves it empty."""
+    out, above = [], None
+    with open(os.path.join(DOCUMENT, relpath), encoding="utf-8") as fh:
+        lines = list(enumerate(fh, 1))
+    table = [(k, [_words(c) for c in line.strip()[1:-1].split("|")]) for k, line in lines
+             if line.strip().startswith("|") and not re.fullmatch(r"[|\s:-]+", line.strip())]
+    for k, cells in table[1:]:
+        if len(cells) < 6:
+            cells = above[:6 - len(cells)] + cells
+        cells = [c or above[i] for i, c in enumerate(cells)]
+        above = cells
+        instruction, _scale, sparsity, types, shapes, version = cells
+        out.append((k, instruction, sparsity, set(re.findall(r"\.(\w+)", types.split(" X ")[0])),
+                    " X (Scale) " in types, set(re.findall(r"\.(m\d+n\d+k\d+)", shapes)), version.split()[-1]))
+    return out
+
+
+def test_every_rows_version_is_the_shape_tables_in_both_versions():
+    """9.7.14.1 prints a PTX version per instruction, sparsity, type and shape, the same in 9.1 and
+    9.2 (their conversions differ only in how the merged cells are written). Each row's `ptx` is the
+    latest of the versions the table gives its shapes and A/B types, in both; one row is later, as
+    its notes say: .f16 accumulators with .e4m3/.e5m2 (8.7), which the table, by multiplicand type,
+    gives as the .e4m3/.e5m2 m16n8k32 row's 8.4."""
+    tables = [_shape_table(p) for p in SHAPES]
+    assert [r[1:] for r in tables[0]] == [r[1:] for r in tables[1]]
+    later = []
+    for r in support():
+        versions = []
+        for shape in r["shapes"]:
+            for t in r["ab"]:
+                found = [e[6] for e in tables[1] if e[1] == "mma" and (e[2] == "Dense") == (r["instruction"] == "mma")
+                         and t in e[3] and shape in e[5] and e[4] == (r["kind"] in ("mxf4", "mxf4nvf4"))]
+                assert found, (r["row"], shape, t)
+                versions.append(min(found, key=version_key))
+        table = max(versions, key=version_key)
+        assert version_key(r["ptx"]) >= version_key(table), r["row"]
+        if r["ptx"] != table:
+            later.append((r["shapes"], r["cd"], table))
+            assert any("`.f16` `dtype`/`ctype`" in s and f"version {r['ptx']}" in s for s in r["ptx_notes"]), r["row"]
+    assert later == [(["m16n8k32"], ["f16"], "8.4")]
