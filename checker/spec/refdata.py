@@ -145,7 +145,8 @@ def shown_as(path: str) -> str:
 # A data file's bytes, kept while the file stays as it was: a proof reads each once however many
 # readers ask (the loader's pins, the provenance theorems' encodings), and a long-lived process
 # (`import checker`) reads a file again once it was edited. Keyed by what stat says, never by the
-# name alone; bounded: conformance may be given any number of files of one's own.
+# name alone; bounded, least recently used first out (conformance may be given any number of files
+# of one's own): clearing all at the bound had dropped a proof's own files mid-proof, read twice.
 _BYTES: dict = {}
 MAX_HELD = 64
 
@@ -167,15 +168,14 @@ def held_bytes(path: str) -> bytes:
     from checker.recording import read_regular
 
     before = identity(path)  # taken before the read: an edit during it is a change seen next time
-    kept = _BYTES.get(path)
-    if before is not None and kept is not None and kept[0] == before:
-        return kept[1]
-    data = read_regular(path, yamlload.MAX_BYTES)
+    kept = _BYTES.pop(path, None)
+    if before is None or kept is None or kept[0] != before:
+        kept = (before, read_regular(path, yamlload.MAX_BYTES))
     if before is not None:
-        if len(_BYTES) >= MAX_HELD:
-            _BYTES.clear()
-        _BYTES[path] = (before, data)
-    return data
+        while len(_BYTES) >= MAX_HELD:
+            del _BYTES[next(iter(_BYTES))]  # the least recently used: each use moves a file last
+        _BYTES[path] = kept
+    return kept[1]
 
 
 def read(path: str, encoding=None) -> tuple:

@@ -36,13 +36,13 @@ def _entries(path: str) -> tuple:
     from checker.spec.refdata import identity
 
     now = identity(path)
-    kept = _PARSED.get(path)
+    kept = _PARSED.pop(path, None)
     if now is None or kept is None or kept[0] != now:
         kept = (now, tuple(load_file(path)))
-        if now is not None:
-            if len(_PARSED) >= 64:  # the shipped files, and any folder a test points DATA at
-                _PARSED.clear()
-            _PARSED[path] = kept
+    if now is not None:
+        while len(_PARSED) >= 64:  # the least recently used out: each use moves a file last
+            del _PARSED[next(iter(_PARSED))]
+        _PARSED[path] = kept
     return kept[1]
 
 
