@@ -170,4 +170,3 @@ def _bases(value, text, path, offset, key) -> tuple:
                             f"found {json.dumps(b)[:40]}")
         out.append((b[0], b[1]))
     return tuple(out)
-

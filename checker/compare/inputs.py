@@ -31,4 +31,3 @@ def cute(text: str, fragment, where: str = "--cute") -> candidates.Cute:
     layout = cute_text.parse(plain(text, SourceSpan(where, 1, 1)))
     tile, transposed, names = cute_tile(fragment)
     return candidates.Cute(layout, tile, transposed, names=names)
-

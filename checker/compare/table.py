@@ -51,4 +51,3 @@ def table(path: str) -> candidates.Table:
     if not entries:
         raise SpecError(SourceSpan(path, 1, 1), "no entries: expected lines thread,i,row,col")
     return candidates.Table(entries, f"the table {path}")
-
