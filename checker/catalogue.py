@@ -13,6 +13,14 @@ import yaml
 
 _AND_POPC = ("7.1", 80)  # ".and.popc (7.1, sm_80)", in the table's b1 rows
 
+# wgmma's minimums: the PTX ISA Notes and Target ISA Notes of 9.7.15.5.2 (dense, False) and 9.7.15.6.3
+# (sparse, True), read in 9.1 and 9.2 by tests/unit/test_isa_support.py. The probe builds its kernels
+# at them (ptxas confirms each: "Feature 'WGMMA with mixed integer types' requires PTX ISA .version
+# 8.4") and the coverage report shows them.
+WGMMA_PTX = {False: "8.0", True: "8.2"}
+WGMMA_MIXED_INT_PTX = "8.4"  # "Support for .u8.s8 and .s8.u8 as .atype.btype introduced in PTX ISA version 8.4"
+WGMMA_TARGET = "sm_90a"  # "Requires sm_90a."
+
 
 @functools.lru_cache(maxsize=None)
 def support() -> tuple:

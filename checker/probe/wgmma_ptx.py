@@ -30,12 +30,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from checker.catalogue import WGMMA_MIXED_INT_PTX as MIXED_INT_VERSION, WGMMA_PTX, WGMMA_TARGET as TARGET
 from checker.export import safe
 from checker.probe import wgmma_smem
 
-PTX_VERSION = "8.0"  # wgmma is PTX ISA 8.0 (9.7.15.5.2 "PTX ISA Notes")
-MIXED_INT_VERSION = "8.4"  # ptxas: "Feature 'WGMMA with mixed integer types' requires PTX ISA .version 8.4"
-TARGET = "sm_90a"  # 9.7.15.5.2 "Target ISA Notes: Requires sm_90a."
+PTX_VERSION = WGMMA_PTX[False]
 THREADS = 128
 K_BYTES = 32  # a row's K extent in bytes, for every wgmma type
 LBO_BYTES = 128

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from checker.catalogue import WGMMA_PTX
 from checker.probe import wgmma_smem
 from checker.probe.wgmma_ptx import RULES, K_BYTES, MIXED_INT_VERSION, PARAMS, WgmmaVariant
 from checker.semantics.sparse import Geometry, column, distinct
 
-SP_VERSION = "8.2"  # 9.7.15.6.3 "PTX ISA Notes: Introduced in PTX ISA version 8.2"
+SP_VERSION = WGMMA_PTX[True]
 # ptxas: "Feature 'Sparse WGMMA with floating point types' requires PTX ISA .version 8.2 or later"
 TF32_NIBBLE = {0: 0b0100, 1: 0b1110}  # 9.7.15.6.1: "0b1110 and 0b0100 are the only meaningful values"
 

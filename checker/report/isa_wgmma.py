@@ -10,12 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib.resources import files
 
+from checker.catalogue import WGMMA_MIXED_INT_PTX as MIXED, WGMMA_PTX as PTX, WGMMA_TARGET as TARGET
 from checker.report import doc
 from checker.report.doc import Heading, Para, Table
 from checker.report.gather import slug
-
-PTX = {False: "8.0", True: "8.2"}  # 9.7.15.5.2 / 9.7.15.6.3 "PTX ISA Notes"; both "Requires `sm_90a`."
-TARGET = "sm_90a"
 
 
 def support() -> tuple:
@@ -63,6 +61,15 @@ def _same_as(spec_views, k: int) -> set:
             for sec in v.spec.sections for same in sec.same_as if "D" in same.operands for ref in same.fragments}
 
 
+def ptx_of(entry: dict) -> str:
+    """The PTX version a row's forms need: the instruction's, and where A and B may differ in sign
+    (the integer rows), the later one the mixed forms need."""
+    ptx = PTX[entry["sparse"]]
+    if {"u8", "s8"} <= set(entry.get("btypes", ())) and {"u8", "s8"} <= set(entry["atypes"]):
+        ptx += f"; .u8.s8, .s8.u8: {MIXED}"
+    return ptx
+
+
 def rows(spec_views, hardware: dict) -> list:
     views = [(v, fv) for v in spec_views if v.spec is not None and getattr(v.spec, "family", None) in ("wgmma", "wgmma.sp")
              for fv in v.fragments]
@@ -100,7 +107,7 @@ def rows(spec_views, hardware: dict) -> list:
                           and key[1] == k and key[2] in entry["atypes"] and key[3] in entry["dtypes"]
                           and key[4] in want and key[2 if operand == "A" else 3] in types)
             out.append(Row(instruction, f"m64nNk{k}", want, operand, list(types), specified, covered, proved,
-                           kernels, PTX[sparse]))
+                           kernels, ptx_of(entry)))
     return out
 
 
@@ -143,6 +150,11 @@ def blocks(wgmma_rows: list) -> list:
              "as; the probe's sparse kernels are built at the smallest and the largest N (the sparse part, A and "
              "its metadata, is the same at every N; D is probed at every N by the dense kernels)."),
         *versions,
+        Para("The integer rows follow the instruction: its syntax gives `.atype` and `.btype` each of `.s8` and "
+             "`.u8`, its PTX ISA Notes say \"Support for .u8.s8 and .s8.u8 as .atype.btype introduced in PTX ISA "
+             f"version {MIXED}\" and its examples multiply `.s8` by `.u8`, where the data-type table of 9.7.15.3 "
+             "still says \"both .u8 or both .s8\" (9.1 and 9.2 alike): the table says less than the instruction "
+             "allows since that version."),
         Table(["forms (shape, N, operand, type)", "count"],
               [["defined by the document", str(len(forms))],
                ["specified", str(sum(r.covered.get(t, 0) for r in wgmma_rows for t in r.types))],

@@ -83,20 +83,42 @@ WGMMA = {False: ("ptx-isa/9.7.15.5.2-wgmma-mma-async-instruction.md", "ptx-isa-9
 
 
 def test_the_wgmma_rows_minimums_are_the_notes_of_both_versions():
-    """The wgmma rows' PTX version and target (checker/report/isa_wgmma.py: 8.0 dense, 8.2 sparse,
-    sm_90a) are what the PTX ISA Notes and Target ISA Notes of 9.7.15.5.2 and 9.7.15.6.3 say, in
+    """wgmma's PTX version and target (checker/catalogue.py, which the probe builds at and the report
+    shows: 8.0 dense, 8.2 sparse, sm_90a; 8.4 for the mixed integer forms) are what the PTX ISA Notes and Target ISA Notes of 9.7.15.5.2 and 9.7.15.6.3 say, in
     9.1 and in 9.2 (9.2 prints `.atype.btype` as code and sm_90a as plain text: the same words).
     Both versions add: "Support for .u8.s8 and .s8.u8 as .atype.btype introduced in PTX ISA version
-    8.4", which the integer rows' one PTX version (the instruction's) does not show."""
-    from checker.report import isa_wgmma
+    8.4"."""
+    from checker import catalogue
 
-    mixed = "Support for .u8.s8 and .s8.u8 as .atype.btype introduced in PTX ISA version 8.4."
+    mixed = f"Support for .u8.s8 and .s8.u8 as .atype.btype introduced in PTX ISA version {catalogue.WGMMA_MIXED_INT_PTX}."
     for sparse, files in WGMMA.items():
         for relpath in files:
             notes = _notes(relpath)
-            assert notes["ptx_notes"].startswith(f"Introduced in PTX ISA version {isa_wgmma.PTX[sparse]}."), relpath
+            assert notes["ptx_notes"].startswith(f"Introduced in PTX ISA version {catalogue.WGMMA_PTX[sparse]}."), relpath
             assert mixed in notes["ptx_notes"], relpath
-            assert notes["target_notes"] == f"Requires {isa_wgmma.TARGET}.", relpath
+            assert notes["target_notes"] == f"Requires {catalogue.WGMMA_TARGET}.", relpath
+
+
+def test_the_integer_wgmma_rows_say_the_mixed_forms_need_a_later_version():
+    """The integer rows (A and B each .u8 or .s8) need 8.0 (8.2 sparse) with A and B of one sign and
+    8.4 for .u8.s8 and .s8.u8, which the row's PTX cell says. The report sets the instruction against
+    9.7.15.3's data-type table, which still says "both .u8 or both .s8": the table, the syntax and
+    an example of each mixed form are read here in both versions, so the paragraph goes when the
+    document changes."""
+    from checker.report import isa_wgmma
+
+    cells = {(e["sparse"], e["k"]): isa_wgmma.ptx_of(e) for e in isa_wgmma.support()}
+    assert cells[(False, 32)] == "8.0; .u8.s8, .s8.u8: 8.4" and cells[(True, 64)] == "8.2; .u8.s8, .s8.u8: 8.4"
+    assert cells[(False, 16)] == "8.0" and cells[(False, 256)] == "8.0" and cells[(True, 32)] == "8.2"
+    tables = ("ptx-isa/9.7.15.3-wgmma-matrix-data-types.md", "ptx-isa-9.2/15-wgmma/matrix-datatypes.md")
+    for relpath in tables:
+        with open(os.path.join(DOCUMENT, relpath), encoding="utf-8") as fh:
+            assert "| Integer | both .u8 or both .s8 | .s32 |" in _words(fh.read()), relpath
+    for relpath in WGMMA[False]:
+        with open(os.path.join(DOCUMENT, relpath), encoding="utf-8") as fh:
+            text = _words(fh.read())
+        assert ".atype = {.s8, .u8};" in text and ".btype = {.s8, .u8};" in text, relpath
+        assert "m64n8k32.s32.s8.u8" in text and "m64n8k32.s32.u8.s8" in text, relpath
 
 
 SHAPES = ("ptx-isa/9.7.14.1-matrix-shape.md", "ptx-isa-9.2/14-warp-level-mma/matrix-shapes.md")
