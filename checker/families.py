@@ -40,6 +40,12 @@ class Family:
     shape: str  # regex of the shape; a dimension written as a capital is a parameter
     parameters: tuple = ()  # the dimensions that may be parameters: ("n",)
     moves: bool = False  # a data-movement instruction: its fragments are readings of figures (layouts:)
+    # which axis of the tile a layout's `.num` repeats the shape along: 0, rows (ldmatrix's matrices
+    # stacked); 1, columns (tcgen05's .num chunks of each TMEM lane, side by side)
+    num_axis: int = 0
+    # a shape whose column dimension is written in bits (tcgen05's .16x64b): the bits of one
+    # column (a 32-bit TMEM cell); a trailing x2 (.16x32bx2) is two such chunks, one per half-warp
+    cell_bits: int = 0
 
     def operand(self, name: str) -> Operand | None:
         return next((o for o in self.operands if o.name == name), None)
@@ -49,7 +55,10 @@ class Family:
         found = re.fullmatch(self.shape, shape)
         out = {}
         for dim, text in found.groupdict().items():
-            out[dim] = int(text) if text.isdigit() else values.get(text)
+            if dim != "halves":
+                out[dim] = int(text) if text.isdigit() else values.get(text)
+        if self.cell_bits:
+            out["n"] = out["n"] // self.cell_bits * (2 if found.groupdict().get("halves") else 1)
         return out
 
 
@@ -86,6 +95,12 @@ FAMILIES = {f.name: f for f in (
     # movmatrix moves registers only: its tile is the input matrix, a its source, d its result
     Family("movmatrix", WARP, (Operand("a", "a", ("m", "n"), (".type",)), Operand("d", "d", ("m", "n"), (".type",))),
            r"movmatrix\.m(?P<m>\d+)n(?P<n>\d+)", moves=True),
+    # tcgen05.ld / tcgen05.st (9.7.16.2.3.1): a warp's registers r0, r1, ... against Tensor Memory.
+    # The tile is the TMEM lanes the warp reaches (rows: the warp's 32, or 16 of them) by 32-bit
+    # columns; the shape is `lane x size` as the document writes it (.16x64b: 16 lanes, 64 bits =
+    # two columns per .num), `.num` (x1 .. x128) repeating it along the columns.
+    Family("tcgen05", WARP, (Operand("r", "r", ("m", "n"), (".b32",)),),
+           r"tcgen05\.(?P<m>\d+)x(?P<n>\d+)b(?P<halves>x2)?", moves=True, num_axis=1, cell_bits=32),
     # mma with block scaling (9.7.14.3): the scale factors a lane contributes from scale-a-data /
     # scale-b-data. scale_A is M x SFA_N and scale_B SFB_M x N (Table 35), whatever K is, so the
     # shape names M and N only (mma.m16n8.block_scale); SFA_N and SFB_M come from each entry's

@@ -33,7 +33,8 @@ def variants_of(paths, allow_empty: bool = False) -> list:
         if not is_relations_file(path):
             out.extend((path, v) for v in variants(load_checked(path)))
     if not out and not allow_empty:
-        raise UsageError("no variant to probe: the paths hold no spec")
+        raise UsageError("no variant to probe: the paths hold no spec the probe runs (a tcgen05 spec's forms are "
+                         "assembled only, by --compile-only)")
     return out
 
 
@@ -49,17 +50,20 @@ def compile_only(args, out) -> int:
 
     paths, wgmma = split_wgmma(args.paths)
     mma_paths, moving = split(paths) if paths else ([], {})
+    mma_paths, tc = _tcgen05(mma_paths)
     if args.minimums:
         from checker.probe.assemble import ptxas
 
         return _minimums(variants_of(mma_paths), args.format, out, ptxas())
 
-    from checker.probe import sass
+    from checker.probe import sass, tcgen05_ptx
     from checker.probe.assemble import build, ptxas
 
     targets = archs(args.arch or "sm_80,sm_89,sm_90")
     wanted = movement_targets(args.arch or "sm_80,sm_89,sm_90")
     moved = compile_rows(moving, wanted) if moving else []
+    tc_wanted = movement_targets(args.arch) if args.arch else ["sm_100a"]  # Tensor Memory's target
+    tc_rows = tcgen05_ptx.compile_rows(tc, tc_wanted) if tc else []
     tool, disasm = ptxas(), sass.nvdisasm()
 
     def one(job):
@@ -82,18 +86,28 @@ def compile_only(args, out) -> int:
             text += rejected(f"{where}: error: ptxas (sm_{sm}) rejects {v.instruction} with the spec's registers "
                              f"({regs})", b.message)
     wg_rows = wgmma_rows(wgmma, args.arch) if wgmma else []
-    worst = max(int(any(r["result"] == "rejected" for r in rows + moved)), wgmma_worst(wg_rows))
+    worst = max(int(any(r["result"] == "rejected" for r in rows + moved + tc_rows)), wgmma_worst(wg_rows))
     if args.format == "json":
-        json.dump(rows + moved + wg_rows, out, indent=1)
+        json.dump(rows + moved + wg_rows + tc_rows, out, indent=1)
         out.write("\n")
         return worst
     text += _summary(rows, targets if jobs else [])
     text += compile_lines(moved, wanted) if moved else []
     text += wgmma_lines(wg_rows) if wg_rows else []
+    text += tcgen05_ptx.compile_lines(tc_rows, tc_wanted) if tc_rows else []
     if not disasm and (jobs or moved or wg_rows):  # once, whichever families went without SASS
         text.append("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)")
     out.write(lines(text))
     return worst
+
+
+def _tcgen05(paths: list) -> tuple:
+    """(the paths of specs with mma variants, [(path, Spec)] of the tcgen05 specs among them)."""
+    from checker.probe.tcgen05_ptx import is_tcgen05
+    from checker.spec.checked import load_checked
+
+    specs = [(p, load_checked(p)) for p in paths]
+    return [p for p, s in specs if not is_tcgen05(s)], [(p, s) for p, s in specs if is_tcgen05(s)]
 
 
 def _summary(rows: list, targets: list) -> list:

@@ -39,7 +39,7 @@ def candidate(enc, fragment):
 
         _tile, transposed, names = cute_tile(fragment)
         return candidates.Cute(f["layout"], f["tile"], transposed, names=names, sparse=f.get("sparse", 1))
-    if enc.kind == "cute-copy":
+    if enc.kind in ("cute-copy", "cute-tmem"):
         return f["atom"]
     if enc.kind == "triton":
         return candidates.Bases(f["register"], f["lane"] + f["warp"], len(f["lane"]))

@@ -98,3 +98,35 @@ def _shuffle(d, value, path, bits) -> tuple:
     except ValueError as exc:
         k, message = exc.args
         d.err(path + ["registers", k], message)
+
+
+def cute_tmem(d, enc, path, expect) -> dict:
+    """The fields of a `cute-tmem` encoding (CuTe's tcgen05.ld / tcgen05.st atoms), with the
+    candidate (`atom`) built:
+
+        kind: cute-tmem
+        registers: CuTe layout    the register side, (thread, bit) -> logical bit id
+        val_id: CuTe layout       the atom's ValID, logical bit id -> TMEM bit address (DP_b = 1 << 21)
+
+    What the fields mean: checker.compare.tmem."""
+    from checker.compare import candidates, cute, tmem
+
+    enc = d.mapping(enc, path, ("kind", "registers", "val_id"))
+    fields = {"registers_text": d.string(enc["registers"], path + ["registers"]),
+              "val_id_text": d.string(enc["val_id"], path + ["val_id"]), "problem": None, "atom": None}
+    try:
+        registers = cute.parse(_source(d, path + ["registers"]), "registers")
+        val_id = cute.parse(_source(d, path + ["val_id"]), "val_id")
+        wrong = tmem.problem(registers, val_id)
+        if wrong is None and registers.threads * (registers.values // tmem.BITS) > candidates.MAX_SEARCHED:
+            wrong = (f"registers: {registers.threads} threads x {registers.values // tmem.BITS} registers, more than "
+                     f"{candidates.MAX_SEARCHED} points (an atom is one instruction's registers)")
+        if wrong is not None:
+            raise SpecError(d.doc.span(tuple(path + [wrong.split(":")[0]])), wrong)
+    except SpecError as exc:
+        if expect != "malformed":
+            raise
+        fields["problem"] = exc
+        return fields
+    fields["atom"] = tmem.TmemAtom(registers, val_id)
+    return fields

@@ -92,6 +92,10 @@ def _encoding(d: Doc, enc, path, expect) -> Encoding:
         from checker.references.copydata import cute_copy
 
         return Encoding(kind, cute_copy(d, enc, path, expect), span)
+    if kind == "cute-tmem":
+        from checker.references.copydata import cute_tmem
+
+        return Encoding(kind, cute_tmem(d, enc, path, expect), span)
     if kind == "triton":
         enc = d.mapping(enc, path, ("kind", "register", "lane"), ("warp",))
         return Encoding(kind, {"register": d.pairs(enc["register"], path + ["register"], 20),

@@ -204,7 +204,7 @@ def _spec_page(v, timings, figs) -> Page:
             _theorem_table(v.theorems, timings)])
     spec = v.spec
     head = (f"`mma.{spec.shape}`: M = {spec.m}, N = {spec.n}, K = {spec.k}. Transcribed in {src}." if spec.k is not None else
-            f"`{spec.shape}`: {spec.m}x{spec.n} matrices; the document gives its layouts in words and figures only: the "
+            f"`{spec.shape}`: {_tile_words(spec)}; the document gives its layouts in words and figures only: the "
             f"formulas below are readings of the figures, each proved equal to the published encodings it names. From {src}.")
     blocks = [Para(head),
               Table(["section", "title", "seed"], [[s.section, s.title, f"`{s.seed}`"] for s in spec.sections])]
@@ -334,3 +334,12 @@ def _meanings() -> list:
 
     rows = [[f"`{p.name}`", p.meaning, "a sparse A" if p.sparse_only else "every fragment"] for p in PROPERTIES]
     return rows + [[f"`{f.name}`", f.meaning, ", ".join(f.holds)] for f in THEOREMS]
+
+
+def _tile_words(spec) -> str:
+    """What a movement spec's shape is a tile of: ldmatrix's matrices, tcgen05's Tensor Memory (its
+    `.num` repeats the shape along the columns, so a layout's tile is wider than this)."""
+    if spec.family == "tcgen05":
+        return f"{spec.m} TMEM lanes x {spec.n} 32-bit column{'s' if spec.n > 1 else ''} per `.num`"
+    return f"{spec.m}x{spec.n} matrices"
+

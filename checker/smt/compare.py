@@ -66,8 +66,9 @@ def _tree(key: str, width: int, items: list, pick, vw: int = W) -> str:
             f"{_tree(key, width, items[mid:], pick, vw)})")
 
 
-def candidate_terms(form: tuple, t, i) -> tuple:
-    """(holds, row, col) of the candidate at (t, i), 32-bit terms."""
+def candidate_terms(form: tuple, t, i, whole: bool = False) -> tuple:
+    """(holds, row, col) of the candidate at (t, i), 32-bit terms (`whole`: a TMEM atom's registers
+    are proved whole, _tmem_whole)."""
     kind = form[0]
     if kind == "cute":
         _, thread, value, rows, transposed, threads, elements, sparse = form
@@ -90,6 +91,8 @@ def candidate_terms(form: tuple, t, i) -> tuple:
         return conj([_below(t, threads), _below(i, elements)]), r, c
     if kind == "cute-copy":
         return _copy_atom(form, t, i)
+    if kind == "cute-tmem":
+        return _tmem_atom(form, t, i, whole)
     if kind == "table":
         _, entries, threads, elements = form
         if not entries:
@@ -150,6 +153,43 @@ def _copy_atom(form: tuple, t, i) -> tuple:
     return conj(held), row, col
 
 
+def _tmem_parts(form: tuple, t, i, k) -> tuple:
+    """A TMEM atom's (address of register i's first bit, address of its bit k, logical bit id)."""
+    _, thread, value, val_id, _total, _threads, _elements = form
+    first = f"(bvmul {i} {bv(32, W)})"
+    at_t = _strided(t, thread)
+    b = f"(bvadd {at_t} {_strided(first, value)})"
+    bit_k = f"(bvadd {at_t} {_strided(f'(bvadd {first} {k})', value)})"
+    return _strided(b, val_id), _strided(bit_k, val_id), b
+
+
+def _tmem_atom(form: tuple, t, i, whole: bool = False) -> tuple:
+    """A CuTe TMEM copy atom (checker.compare.tmem): register i's logical bit id through the
+    registers layout, its bit address through the ValID (one layout: its modes strided over the
+    bit id), held when its 32 bits are 32 consecutive addresses starting at a column; the cell is
+    (address / DP_b, (address % DP_b) / 32), DP_b = TMEM::DP_b = 1 << 21. `whole`: z3 has proved
+    (_tmem_whole) that every register of the domain is 32 consecutive addresses, so that clause,
+    31 equations of each point, is left out."""
+    _, _thread, _value, _val_id, total, threads, elements = form
+    dp_b = 1 << 21
+    a, _, b = _tmem_parts(form, t, i, bv(0, W))
+    held = [_below(t, threads), _below(i, elements), _below(b, total), f"(= (bvurem {a} {bv(32, W)}) {bv(0, W)})"]
+    if not whole:
+        held += [f"(= {_tmem_parts(form, t, i, bv(k, W))[1]} (bvadd {a} {bv(k, W)}))" for k in range(1, 32)]
+    return conj(held), f"(bvudiv {a} {bv(dp_b, W)})", f"(bvudiv (bvurem {a} {bv(dp_b, W)}) {bv(32, W)})"
+
+
+def _tmem_whole(name: str, form: tuple, dump_dir) -> str:
+    """Is every register of the atom's domain 32 consecutive addresses? One query over (t, i, k),
+    k the bit: sat where some bit k of some register is not its first bit's address + k. Its
+    answer (unsat, sat or unknown): only unsat lets `differ` leave the equations out."""
+    t, i, k = Var("cmp.t", W), Var("cmp.i", W), Var("cmp.k", W)
+    a, a_k, _ = _tmem_parts(form, t, i, k)
+    session = Session(name, dump_dir, rlimit=RLIMIT * 20)
+    return session.check("registers", _below(t, form[5]), _below(i, form[6]), _below(k, 32),
+                         f"(bvuge {k} {bv(1, W)})", f"(distinct {a_k} (bvadd {a} {k}))").status
+
+
 def differ(name: str, reading, lanes: tuple, n: int, form: tuple, box: tuple, expect=None,
            dump_dir=None) -> Answer:
     """The smallest (t, i) of the box (t < box[0], i < box[1]) where the spec's reading (thread t is
@@ -160,7 +200,8 @@ def differ(name: str, reading, lanes: tuple, n: int, form: tuple, box: tuple, ex
     at = symbolic(reading.layout, w).at(_low(_lane(t, lanes), w), _low(str(i), w))
     s_has = conj([_below(t, len(lanes)), _below(i, n)])
     s_row, s_col = _ext(at.row, w), _ext(at.col, w)
-    c_has, c_row, c_col = candidate_terms(form, t, i)
+    whole = form[0] == "cute-tmem" and _tmem_whole(f"{name}.whole", form, dump_dir) == "unsat"
+    c_has, c_row, c_col = candidate_terms(form, t, i, whole)
     # a table or function candidate is a lookup over every point (4096 for m16n8k256 A): confirming
     # the smallest witness of one that differs everywhere needs ~10x a fragment query's resources
     session = Session(name, dump_dir, rlimit=RLIMIT * 20)

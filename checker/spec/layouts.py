@@ -40,14 +40,16 @@ class Composition:
 def fragment(meaning, fr: dict, fpath: list, section: str, family: str) -> model.Fragment:
     fam = FAMILIES[family]
     if not fam.moves:
-        raise SpecError(meaning.span(fpath, key=True), f"layouts: are for ldmatrix, stmatrix and movmatrix specs, not {family}")
+        raise SpecError(meaning.span(fpath, key=True), f"layouts: are for ldmatrix, stmatrix, movmatrix and tcgen05 specs, "
+                        f"not {family}")
     op = fam.operand(fr["operand"])
     if op is None:
         names = ", ".join(o.name for o in fam.operands)
         raise SpecError(meaning.span(fpath + ["operand"]), f"{family} has no operand {fr['operand']}; its operands are {names}")
     matrices = fr.get("matrices", 1)
     values = fam.dims(meaning.doc.value["shape"], {})
-    rows, cols = values[op.dims[0]] * matrices, values[op.dims[1]]
+    rows, cols = values[op.dims[0]], values[op.dims[1]]
+    rows, cols = (rows * matrices, cols) if fam.num_axis == 0 else (rows, cols * matrices)
     reg = fr["registers"]
     n = reg["count"] * reg["per_register"]
     if 32 * n != rows * cols:
@@ -82,7 +84,8 @@ def _forms(meaning, fr: dict, fpath: list, matrices: int) -> None:
     for k, form in enumerate(fr["forms"]):
         parts, where = form.split("."), meaning.span(fpath + ["forms", k])
         num = next((p for p in parts if re.fullmatch(r"x\d+", p)), None)
-        kind = parts[-1] if parts[-2] in ("shared", shape, "trans") else parts[-2]
+        # ldmatrix's type ends the form, or comes before a .b8x16's source format; tcgen05's ends it
+        kind = parts[-1] if parts[-2] in ("shared", shape, "trans") or parts[-2] == num else parts[-2]
         why = (f"its shape is not {shape}" if shape not in parts else
                f"it loads {num[1:] if num else 1} matrices, the layout {matrices}" if int((num or "x1")[1:]) != matrices else
                f"its type is .{kind}, the layout's .{fr['type']}" if not kind.startswith(fr["type"]) or

@@ -11,8 +11,9 @@ from checker.source import SourceText
 
 TYPE_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s32": 32, "u8": 8, "s8": 8,
              "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8, "e2m1": 4, "u4": 4, "s4": 4, "b1": 1,
-             "b16": 16, "b8": 8, "ue8m0": 8, "ue4m3": 8}
-# b8 / b16: the byte or byte pair of a .b32 register a block-scaling selector picks (checker/spec/scale_factors.py)
+             "b16": 16, "b8": 8, "b32": 32, "ue8m0": 8, "ue4m3": 8}
+# b8 / b16: the byte or byte pair of a .b32 register a block-scaling selector picks (checker/spec/scale_factors.py);
+# b32: a whole register (tcgen05.ld / tcgen05.st move .b32 registers)
 KIND_BITS = {"f16x2": 32, "b32": 32, "f32": 32, "s32": 32, "f64": 64, "b64": 64, "b8": 8, "b16": 16}
 _TYPE = re.compile(r"\.(f16x2|bf16|f16|tf32|f32|f64|e4m3|e5m2|e3m2|e2m3|e2m1|u8|s8|u4|s4|b1|s32|b32|b16|b64)\b")
 

@@ -241,9 +241,11 @@ def read_from(meaning, fr: dict, fpath: list) -> None:
             if isinstance(f, dict) and (f.get("spec"), f.get("id")) == (shape, fr["id"]):
                 expect = e.get("expect", "equal" if e.get("status", "current") == "current" else "differs")
                 kind = (e.get("encoding") or {}).get("kind") if isinstance(e.get("encoding"), dict) else None
-                # read from: CuTe's copy atoms and Triton's tiles; the encodings checked against the
-                # reading afterwards (MLIR's ldmatrix formulas) are conformance's, not its sources
-                mine[f"{value['library']} {e.get('name')}"] = expect if kind in ("cute-copy", "triton") else "checked"
+                # read from: CuTe's copy atoms (shared memory and Tensor Memory) and Triton's tiles; the
+                # encodings checked against the reading afterwards (MLIR's ldmatrix formulas) are
+                # conformance's, not its sources
+                mine[f"{value['library']} {e.get('name')}"] = expect if kind in ("cute-copy", "cute-tmem", "triton") \
+                    else "checked"
     named = fr["reading"]["read_from"]
     for k, name in enumerate(named):
         if name not in mine:

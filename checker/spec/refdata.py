@@ -14,7 +14,8 @@ to parse, which the spec loader never needs. The format is documented in docs/re
     available), fragment: {spec, id, params?}, status: current | historical, note (historical:
     required), commit (historical: the commit it was read at), expect (equal | differs | malformed;
     default: equal when current, differs when historical), encoding: {kind: cute | triton |
-    formula | table | cute-copy | mosaic-tiled, ...}
+    formula | table | cute-copy | cute-tmem | mosaic-tiled,
+    ...}
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 LIBRARIES = ("CuTe", "Triton", "MLIR", "JAX")
 STATUSES = ("current", "historical")
 VERDICTS = ("equal", "differs", "malformed", "refuted")  # refuted: another name for differs
-KINDS = ("cute", "triton", "formula", "table", "cute-copy", "mosaic-tiled")
+KINDS = ("cute", "triton", "formula", "table", "cute-copy", "cute-tmem", "mosaic-tiled")
 THREADS = ("default", "sm70-quadpair")
 MAX_ENTRIES = 512
 

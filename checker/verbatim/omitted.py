@@ -55,6 +55,8 @@ def held(sec: dict) -> tuple:
     cells = [row.get("fragment") for key in ("fragments", "figures_only") for fr in sec.get(key) or []
              if isinstance(fr, dict) for row in fr.get("table") or [] if isinstance(row, dict)]
     cells += [d.get("fragment_cell") for d in sec.get("differences") or [] if isinstance(d, dict)]
+    # a tcgen05 layout's operand_text is its table's Fragment cell (the row is in `stated` whole)
+    cells += [lay.get("operand_text") for lay in sec.get("layouts") or [] if isinstance(lay, dict)]
     return said, forms, frozenset(nm.prose(c)[0] for c in cells if isinstance(c, str))
 
 

@@ -126,7 +126,7 @@ def test_the_theorem_registry_holds_each_instruction_family_to_its_theorems():
     assert {k: v for k, v in held.items() if v} == {
         "mma": ("same-as", "words", "dimensions", "computations", "shared-layout", "packing"),
         "ldmatrix": ("provenance", "composition", "containers"), "stmatrix": ("provenance", "composition"),
-        "movmatrix": ("provenance", "composition"),
+        "movmatrix": ("provenance", "composition"), "tcgen05": ("provenance",),
         "wgmma": ("words", "warpgroup"), "wgmma.sp": ("same-as", "words", "warpgroup"),
         "mma.block_scale": ("scale-rows",)}
     assert FAMILIES == ("computations", "shared-layout", "packing", "provenance", "composition", "scale-rows",

@@ -15,6 +15,8 @@ from checker.spec.validation import schema
 SPEC_FILES = sorted(glob.glob(os.path.join(SPECS, "m[0-9]*.yaml")))  # mma, mma.sp and wgmma: one file per shape
 # ldmatrix, stmatrix, movmatrix (file = instruction.shape): their words are checked in test_ldmatrix.py
 MOVEMENT_FILES = sorted(p for x in ("ldmatrix", "stmatrix", "movmatrix") for p in glob.glob(os.path.join(SPECS, x + ".*.yaml")))
+# tcgen05.ld / tcgen05.st (file = tcgen05.shape): their atoms and readings are checked in test_tmem.py
+TCGEN05_FILES = sorted(glob.glob(os.path.join(SPECS, "tcgen05.*.yaml")))
 # mma with block scaling (file = mma.shape.block_scale): its words are checked in test_block_scale.py
 BLOCK_SCALE_FILES = sorted(glob.glob(os.path.join(SPECS, "mma.*.yaml")))
 SEED_SHAPES = ("m16n8k16", "m16n8k256", "m8n8k32", "m8n8k4")  # the five seed sections' shapes
@@ -30,8 +32,9 @@ def test_seed_suite_proves(run):
     # 12 of formulas, headers and element lists (m16n8k256's A.b1 twice); 14 of words; 6 of the
     # wgmma tables' and sentences' words. The rows a merged Elements cell spans are none (spanned_by)
     assert s["errata_confirmed"] == 32
-    assert {x["spec"] for x in data["results"]} == set(SPEC_FILES) | set(MOVEMENT_FILES) | set(BLOCK_SCALE_FILES) | {os.path.join(SPECS, "relations.yaml")}
-    assert len(MOVEMENT_FILES) == 6 and len(BLOCK_SCALE_FILES) == 1
+    assert {x["spec"] for x in data["results"]} == set(SPEC_FILES) | set(MOVEMENT_FILES) | set(BLOCK_SCALE_FILES) | \
+        set(TCGEN05_FILES) | {os.path.join(SPECS, "relations.yaml")}
+    assert len(MOVEMENT_FILES) == 6 and len(BLOCK_SCALE_FILES) == 1 and len(TCGEN05_FILES) == 5
     fragments = {(x["spec"], x["fragment"]) for x in data["results"] if x["subject"] is None and x["spec"] in SPEC_FILES}
     drawn = {(f, fr.id) for f in SPEC_FILES for sec in load_spec(f).sections for fr in sec.figures_only}
     # 66 of mma.sync and mma.sp (4 sparse Bs drawn only); 118 of wgmma: 4 register As, and D at every
