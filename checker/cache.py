@@ -3,9 +3,8 @@ for byte, costs a hash instead of a proof (an editor's save hook, a pre-commit r
 again after editing a README).
 
 The key is a SHA-256 of the command's input files (paths and bytes), the checker's own source and
-package data, Python, the installed z3, lark, jsonschema, jsonschema-rs, PyYAML and numpy (their
-files' sizes and times: reinstalling changes them; numpy evaluates the Tensor Memory atoms), and the
-options. An entry also holds what the proof
+package data, Python, the installed z3, lark, jsonschema, jsonschema-rs and PyYAML (their files'
+sizes and times: reinstalling changes them), and the options. An entry also holds what the proof
 read (checker/recording.py: every file any process of the proof read through the one reader, with
 the SHA-256 of its bytes, and every question about a file that may be missing): a hit needs every
 one of those to hold still, so a `same_as` neighbour, a spec a relation names, anything a proof
@@ -46,7 +45,7 @@ MAX_ENTRY = 64 << 20  # bytes of one entry file
 MAX_RESULTS = 200_000
 MAX_INPUT = 1 << 24  # bytes of an input file hashed into the key (the loader refuses far less)
 _FIELDS = {f.name for f in dataclasses.fields(Result)}
-_DEPENDENCIES = ("z3", "lark", "jsonschema", "jsonschema_rs", "yaml", "numpy")
+_DEPENDENCIES = ("z3", "lark", "jsonschema", "jsonschema_rs", "yaml")
 _KEY = re.compile(r"[0-9a-f]{64}")
 
 

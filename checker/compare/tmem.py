@@ -84,20 +84,32 @@ class TmemAtom(Candidate):
 
     @functools.cached_property
     def _table(self) -> list:
-        """Every point's cell (None where it holds none), all bits of all registers at once: an atom
-        of 32 lanes x 128 registers is 131,072 bits, which `missing` asked one at a time took 0.12 s
-        for (x 74 atoms of the catalogue); the same arithmetic, as arrays."""
-        import numpy as np
+        """Every point's cell (None where it holds none). An atom of 32 lanes x 128 registers is
+        131,072 bits, which `missing` asks one at a time (0.12 s an atom); so where both layouts
+        carry a register's 32 bits whole (`_whole`: bit k of a 32-aligned run is k past its first,
+        in the registers' values and in the ValID's bit ids alike), a point is held exactly when its
+        first bit is 32-aligned, inside the ValID, at a column's first address, and only that bit is
+        evaluated. Anywhere else the rule is asked bit by bit."""
+        threads, elements = self.threads, self.elements
+        whole = _whole(self.registers.value) and _whole(self.val_id.thread + self.val_id.value)
+        size = self.val_id.threads * self.val_id.values
+        out = []
+        for t in range(threads):
+            row = []
+            for i in range(elements):
+                b = self.logical(t, BITS * i) if whole else None
+                if whole and b % BITS == 0 and b < size:
+                    a = self.address(b)
+                    row.append((a // DP_B, (a % DP_B) // BITS) if a % BITS == 0 else None)
+                elif whole:
+                    row.append(None if b % BITS == 0 or b >= size else self._per_bit(t, i))
+                else:
+                    row.append(self._per_bit(t, i))
+            out.append(row)
+        return out
 
-        t = np.arange(self.threads, dtype=np.int64)[:, None]
-        v = np.arange(self.elements * BITS, dtype=np.int64)[None, :]
-        b = _strided(t, self.registers.thread) + _strided(v, self.registers.value)  # logical bit ids
-        a = _strided(b, self.val_id.thread + self.val_id.value).reshape(self.threads, self.elements, BITS)
-        first = a[:, :, 0]
-        held = ((b[:, ::BITS] < self.val_id.threads * self.val_id.values) & (first % BITS == 0)
-                & (a == first[:, :, None] + np.arange(BITS)).all(axis=2))
-        lane, col = (first // DP_B).tolist(), ((first % DP_B) // BITS).tolist()
-        return [[(lane[t][i], col[t][i]) if ok else None for i, ok in enumerate(row)] for t, row in enumerate(held.tolist())]
+    def _per_bit(self, t: int, i: int):
+        return None if self.missing(t, i) else self.cell(t, i)
 
     def detail(self, t: int, i: int) -> str:
         b, a = self._bits(t, i)
@@ -111,13 +123,19 @@ class TmemAtom(Candidate):
                 self.val_id.threads * self.val_id.values, self.threads, self.elements)
 
 
-def _strided(x, modes):
-    """CuTe's index of coordinate x in modes (size, stride), the first fastest: arrays of them."""
-    idx = 0
+def _whole(modes) -> bool:
+    """Whether the index of x + k is the index of x plus k, for every x a multiple of 32 and k < 32:
+    the leading modes are compact with stride 1 (each stride the product of the sizes before it) up
+    to a product that is a multiple of 32. Their index is then x mod that product, whose low five
+    bits are k, and the modes after them read only x's higher digits."""
+    product = 1
     for size, stride in modes:
-        idx = idx + (x % size) * stride
-        x = x // size
-    return idx
+        if product % BITS == 0:
+            return True
+        if stride != product and size > 1:
+            return False
+        product *= size
+    return product % BITS == 0
 
 
 def problem(registers: cute_text.Layout, val_id: cute_text.Layout) -> str | None:

@@ -171,11 +171,13 @@ def _reaped_soon(pid) -> bool:
     return False
 
 
-@pytest.mark.parametrize("names", [("m16n8k16.yaml", "m8n8k4.yaml"), ("ldmatrix.m8n16.yaml", "m16n8k16.yaml")])
+@pytest.mark.parametrize("names", [("m16n8k16.yaml", "m8n8k4.yaml"), ("ldmatrix.m8n16.yaml", "m16n8k16.yaml"),
+                                   ("tcgen05.16x256b.yaml", "tcgen05.32x32b.yaml")])
 def test_a_proof_imports_no_numpy_in_any_process(tmp_path, names):
     """numpy's import costs more than z3's, and more than the containers theorems' whole
-    enumeration (docs/speed.md): proving mma specs, or an ldmatrix .b8x16 spec with its containers
-    theorems, never imports it, in the command process or in a worker. Each task notes, as it ends,
+    enumeration (docs/speed.md): proving mma specs, an ldmatrix .b8x16 spec with its containers
+    theorems, or tcgen05 specs with their Tensor Memory atoms (131,072 bits at .32x32b.x128) never
+    imports it, in the command process or in a worker. Each task notes, as it ends,
     whether its process has imported numpy."""
     seen = tmp_path / "seen"
     code = ("import os, sys\nfrom checker import prover\nfrom checker.options import Options\n"

@@ -76,13 +76,22 @@ def test_the_tile_is_lanes_by_columns_num_along_the_columns():
     assert (f.rows, f.cols, f.matrices) == (16, 32, 8)
 
 
-def test_the_arrays_are_the_bit_by_bit_rule():
-    """The enumeration's arrays (_table) say what `missing` says one bit at a time, on the shipped
-    atoms and on atoms whose registers are not one column, or not at a column."""
-    cases = [atom("SM100_TMEM_LOAD_16dp256b2x"), atom("SM100_TMEM_LOAD_16dp32b4x"),
-             atom("SM100_TMEM_LOAD_32dp32b2x", registers="(32,64):(64,2)"),  # bit k of a register at 2k
-             atom("SM100_TMEM_LOAD_32dp32b2x", registers="(32,64):(65,1)"),  # lane 1 one bit past a column
-             atom("SM100_TMEM_LOAD_32dp32b2x", registers="(32,64):(128,1)")]  # half the lanes past the ValID
+def test_the_table_is_the_bit_by_bit_rule():
+    """The enumeration's table (_table, which evaluates only a register's first bit where both
+    layouts carry its 32 bits whole) says what `missing` says one bit at a time: on every shipped
+    LOAD atom (the STORE atoms are the same layouts), and on atoms whose registers are not one
+    column, not at a column, past the ValID, or whose ValID does not keep 32 bits whole (each
+    point then asked bit by bit)."""
+    cases = [r.encoding.fields["atom"] for r in ATOMS if "_LOAD_" in r.name]
+    assert len(cases) == 37
+    cases += [atom("SM100_TMEM_LOAD_32dp32b2x", registers="(32,64):(64,2)"),  # bit k of a register at 2k
+              atom("SM100_TMEM_LOAD_32dp32b2x", registers="(32,64):(65,1)"),  # lane 1 one bit past a column
+              atom("SM100_TMEM_LOAD_32dp32b2x", registers="(32,64):(128,1)"),  # half the lanes past the ValID
+              atom("SM100_TMEM_LOAD_32dp32b2x", val_id="((2,32),32):((32,1),2097152)"),  # bits not whole
+              atom("SM100_TMEM_LOAD_32dp32b2x", registers="(32,(32,2)):(64,(1,32))",  # whole, other modes
+                   val_id="((32,2),32):((1,32),2097152)")]
+    assert [tmem._whole(a.registers.value) and tmem._whole(a.val_id.thread + a.val_id.value)
+            for a in cases[-5:]] == [False, True, True, False, True]
     for a in cases:
         for t in range(a.threads):
             for i in range(a.elements):
