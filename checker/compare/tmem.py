@@ -91,15 +91,21 @@ class TmemAtom(Candidate):
         first bit is 32-aligned, inside the ValID, at a column's first address, and only that bit is
         evaluated. Anywhere else the rule is asked bit by bit."""
         threads, elements = self.threads, self.elements
-        whole = _whole(self.registers.value) and _whole(self.val_id.thread + self.val_id.value)
+        modes = self.val_id.thread + self.val_id.value
+        whole = _whole(self.registers.value) and _whole(modes)
         size = self.val_id.threads * self.val_id.values
+        if whole:  # the ValID's index is b mod q past its compact leading modes, plus the rest's at b // q
+            q, k = 1, 0
+            while q % BITS:
+                q, k = q * modes[k][0], k + 1
+            rest = [cute_text.evaluate(modes[k:], y) for y in range(size // q)]
         out = []
         for t in range(threads):
             row = []
             for i in range(elements):
                 b = self.logical(t, BITS * i) if whole else None
                 if whole and b % BITS == 0 and b < size:
-                    a = self.address(b)
+                    a = b % q + rest[b // q]
                     row.append((a // DP_B, (a % DP_B) // BITS) if a % BITS == 0 else None)
                 elif whole:
                     row.append(None if b % BITS == 0 or b >= size else self._per_bit(t, i))
