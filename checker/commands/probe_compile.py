@@ -46,6 +46,7 @@ def compile_only(args, out) -> int:
     from checker.commands.probe_wgmma import compile_lines as wgmma_lines, compile_rows as wgmma_rows
     from checker.commands.probe_wgmma import split as split_wgmma, worst as wgmma_worst
     from checker.commands.probe_movement import compile_lines, compile_rows, split, targets as movement_targets
+    from checker.commands.probe_movement import tcgen05_lines
     from checker.terminal import lines, rejected
 
     paths, wgmma = split_wgmma(args.paths)
@@ -94,7 +95,7 @@ def compile_only(args, out) -> int:
     text += _summary(rows, targets if jobs else [])
     text += compile_lines(moved, wanted) if moved else []
     text += wgmma_lines(wg_rows) if wg_rows else []
-    text += tcgen05_ptx.compile_lines(tc_rows, tc_wanted) if tc_rows else []
+    text += tcgen05_lines(tc_rows, tc_wanted) if tc_rows else []
     if not disasm and (jobs or moved or wg_rows):  # once, whichever families went without SASS
         text.append("(no nvdisasm found: SASS opcode counts skipped; the [test] and [gpu] extras install it)")
     out.write(lines(text))

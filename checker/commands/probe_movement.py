@@ -77,20 +77,12 @@ def compile_rows(subjects: dict, wanted: list) -> list:
 
 def compile_lines(rows: list, wanted: list) -> list:
     """The text of compile_rows' rows, as lines for checker.terminal (a rejection names the spec)."""
-    from checker.terminal import rejected
-
     forms = len({r["instruction"] for r in rows})
     text = [f"ldmatrix, stmatrix, movmatrix: {forms} kernels (every form of the specs, and ldmatrix chained into "
-            "mma.m16n8k16)"]
-    for r in rows:
-        if r["result"] == "rejected":
-            text += rejected(f"{r['location']}: error: ptxas ({r['arch']}) rejects {r['instruction']}", r["message"])
+            "mma.m16n8k16)"] + rejections(rows)
     for t in wanted:
         mine = [r for r in rows if r["arch"] == t]
-        skipped = sorted({r["message"] for r in mine if r["result"] == "skipped"})
-        text.append(f"{t}: {sum(r['result'] == 'assembled' for r in mine)} assembled, "
-                    f"{sum(r['result'] == 'rejected' for r in mine)} rejected, "
-                    f"{sum(r['result'] == 'skipped' for r in mine)} skipped" + (f" ({'; '.join(skipped)})" if skipped else ""))
+        text.append(counted(mine, t))
         kinds: dict = {}
         for r in mine:
             if r["sass"]:
@@ -100,6 +92,32 @@ def compile_lines(rows: list, wanted: list) -> list:
             shown = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
             text.append(f"  SASS {ops}: {len(names)} ({shown})")
     return text
+
+
+def tcgen05_lines(rows: list, wanted: list) -> list:
+    """compile_lines for the tcgen05 kernels (checker/probe/tcgen05_ptx.py): assembled only."""
+    text = [f"tcgen05: {len({r['instruction'] for r in rows})} kernels (every tcgen05.ld and tcgen05.st form of "
+            "the specs; assembled only: no GPU the probe runs on has Tensor Memory)"] + rejections(rows)
+    return text + ["  " + counted([r for r in rows if r["arch"] == t], t) for t in wanted]
+
+
+def rejections(rows: list) -> list:
+    """A located error for each kernel ptxas rejected (its spec's line), as checker.terminal writes it."""
+    from checker.terminal import rejected
+
+    out = []
+    for r in rows:
+        if r["result"] == "rejected":
+            out += rejected(f"{r['location']}: error: ptxas ({r['arch']}) rejects {r['instruction']}", r["message"])
+    return out
+
+
+def counted(rows: list, target: str) -> str:
+    """One target's line: how many of its rows assembled, were rejected, were skipped (and why)."""
+    skipped = sorted({r["message"] for r in rows if r["result"] == "skipped"})
+    return (f"{target}: {sum(r['result'] == 'assembled' for r in rows)} assembled, "
+            f"{sum(r['result'] == 'rejected' for r in rows)} rejected, "
+            f"{sum(r['result'] == 'skipped' for r in rows)} skipped" + (f" ({'; '.join(skipped)})" if skipped else ""))
 
 
 def _target_for(subject, wanted: str | None) -> tuple:

@@ -82,20 +82,3 @@ def compile_rows(specs: list, wanted: list) -> list:
     return [{"spec": f.spec_path, "instruction": f.instruction, "arch": t, "result": result, "message": message,
              "location": str(f.layout.span) if result == "rejected" else None, "sass": None}
             for (f, t), (result, message) in zip(jobs, done)]
-
-
-def compile_lines(rows: list, wanted: list) -> list:
-    from checker.terminal import rejected
-
-    text = [f"tcgen05: {len({r['instruction'] for r in rows})} kernels (every tcgen05.ld and tcgen05.st form of "
-            "the specs; assembled only: no GPU the probe runs on has Tensor Memory)"]
-    for r in rows:
-        if r["result"] == "rejected":
-            text += rejected(f"{r['location']}: error: ptxas ({r['arch']}) rejects {r['instruction']}", r["message"])
-    for t in wanted:
-        mine = [r for r in rows if r["arch"] == t]
-        skipped = sorted({r["message"] for r in mine if r["result"] == "skipped"})
-        text.append(f"  {t}: {sum(r['result'] == 'assembled' for r in mine)} assembled, "
-                    f"{sum(r['result'] == 'rejected' for r in mine)} rejected, "
-                    f"{sum(r['result'] == 'skipped' for r in mine)} skipped" + (f" ({'; '.join(skipped)})" if skipped else ""))
-    return text
