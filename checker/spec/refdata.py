@@ -163,20 +163,26 @@ def identity(path: str) -> tuple | None:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
+def held(store: dict, path: str, make):
+    """make(path), kept in `store` while the file stays as it was (identity), at most MAX_HELD
+    files, the least recently used first out; made again where the file is new or changed."""
+    before = identity(path)  # taken before making: an edit meanwhile is a change seen next time
+    kept = store.pop(path, None)
+    if before is None or kept is None or kept[0] != before:
+        kept = (before, make(path))
+    if before is not None:
+        while len(store) >= MAX_HELD:
+            del store[next(iter(store))]  # each use moves a file last
+        store[path] = kept
+    return kept[1]
+
+
 def held_bytes(path: str) -> bytes:
     """The file's bytes: read (bounded, recorded for the result cache) where it is new or changed
     since it was last read, else the bytes read then."""
     from checker.recording import read_regular
 
-    before = identity(path)  # taken before the read: an edit during it is a change seen next time
-    kept = _BYTES.pop(path, None)
-    if before is None or kept is None or kept[0] != before:
-        kept = (before, read_regular(path, yamlload.MAX_BYTES))
-    if before is not None:
-        while len(_BYTES) >= MAX_HELD:
-            del _BYTES[next(iter(_BYTES))]  # the least recently used: each use moves a file last
-        _BYTES[path] = kept
-    return kept[1]
+    return held(_BYTES, path, lambda p: read_regular(p, yamlload.MAX_BYTES))
 
 
 def read(path: str, encoding=None) -> tuple:

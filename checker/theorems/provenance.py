@@ -31,19 +31,11 @@ _PARSED: dict = {}  # path -> (its identity when parsed, its entries)
 
 def _entries(path: str) -> tuple:
     """The entries of one data file, encodings parsed: again only once the file was edited
-    (refdata.identity), its bytes read once however many readers ask (refdata.held_bytes)."""
+    (refdata.held), its bytes read once however many readers ask (refdata.held_bytes)."""
     from checker.references.load import load_file
-    from checker.spec.refdata import identity
+    from checker.spec.refdata import held
 
-    now = identity(path)
-    kept = _PARSED.pop(path, None)
-    if now is None or kept is None or kept[0] != now:
-        kept = (now, tuple(load_file(path)))
-    if now is not None:
-        while len(_PARSED) >= 64:  # the least recently used out: each use moves a file last
-            del _PARSED[next(iter(_PARSED))]
-        _PARSED[path] = kept
-    return kept[1]
+    return held(_PARSED, path, lambda p: tuple(load_file(p)))
 
 
 def _named(shape: str, fid: str) -> dict:
