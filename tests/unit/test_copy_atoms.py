@@ -217,3 +217,37 @@ def test_a_layouts_tabled_index_is_its_evaluated_index(text):
             assert layout.index(t, v) == cute.evaluate(layout.thread, t) + cute.evaluate(layout.value, v), (t, v)
     threads, values = layout._parts
     assert (len(threads) == layout.threads) == (layout.threads <= cute.MAX_TABLED)
+
+
+def _memory_problem_thread_by_thread(memory, tile_rows):
+    """memory_problem as first written: every value of every thread evaluated."""
+    R = copyatom.ROW_BITS
+    if memory.values != R:
+        return f"its value mode has {memory.values} values; a thread's row is {R} bits"
+    for u in range(memory.threads):
+        start = memory.index(u, 0)
+        if start % R or start >= tile_rows * R:
+            return f"thread {u}'s row starts at bit {start}, not at the start of a row of the tile of {tile_rows} rows of {R} bits"
+        for v in range(1, R):
+            if memory.index(u, v) != start + v:
+                return f"thread {u}'s value {v} is bit {memory.index(u, v)}, not {start + v}: a thread's {R} bits are one row of the tile"
+    return None
+
+
+def test_memory_problem_asks_the_value_mode_once_and_says_what_the_thread_loop_said():
+    """The value mode is asked once (a TV layout's index is its thread part plus its value part):
+    on every shipped atom's memory and on layouts broken in the thread mode, the value mode or
+    both, the message is the one a loop over every value of every thread gives."""
+    texts = ["((8,4),128):((128,1024),1)", "(32,128):(128,1)", "(32,(64,2)):(128,(1,64))",
+             "(32,(64,2)):(128,(1,65))", "(32,128):(128,2)", "(32,(2,64)):(128,(64,1))",
+             "(32,128):(64,1)", "(32,128):(129,1)", "(32,128):(4096,1)", "((4,8),128):((128,0),1)",
+             "(32,64):(128,1)", "(32,(8,16)):(256,(16,1))", "(1,128):(0,1)", "(32,(127,1)):(128,(1,0))"]
+    memories = [a.encoding.fields["atom"].memory for a in ATOMS if a.encoding.fields["atom"].memory is not None]
+    memories += [cute.parse(plain(t, SourceSpan("mutant", 1, 1))) for t in texts]
+    problems = 0
+    for m in memories:
+        for rows in (8, 16, 32):
+            expected = _memory_problem_thread_by_thread(m, rows)
+            assert copyatom.memory_problem(m, rows) == expected, (m.text, rows)
+            problems += expected is not None
+    assert len(memories) > len(texts) and problems >= 20  # the comparison met every kind of problem
