@@ -73,6 +73,8 @@ def proved(sc, opts: Options, cache_ok: bool = True) -> tuple:
 def run(args, out, err) -> int:
     positive_jobs(args)
     check_outputs(args)
+    if args.dump_smt:  # made now, so a folder the system will not make is said once, before any proof
+        outputs.make_folder(args.dump_smt, "--dump-smt")
     from checker import scope
 
     t0 = time.perf_counter()

@@ -220,11 +220,21 @@ class Session:
         return self.check(f"{query}.min", *fixed, values=wanted)
 
     def _dump(self, query: str, body: str):
-        os.makedirs(self.dump_dir, exist_ok=True)
         safe = re.sub(r"[^A-Za-z0-9_.+-]", "_", f"{self.name}.{query}")
-        with open(os.path.join(self.dump_dir, safe + ".smt2"), "w") as fh:
-            fh.write(f"; query {self.name} :: {query}\n{_interpreter(self.quantified).header}"
-                     f"(set-option :rlimit {self.rlimit})\n{prelude(body)}\n{body}(check-sat)\n")
+        path = os.path.join(self.dump_dir, safe + ".smt2")
+        try:
+            os.makedirs(self.dump_dir, exist_ok=True)
+            with open(path, "w") as fh:
+                fh.write(f"; query {self.name} :: {query}\n{_interpreter(self.quantified).header}"
+                         f"(set-option :rlimit {self.rlimit})\n{prelude(body)}\n{body}(check-sat)\n")
+        except OSError as exc:
+            # the folder was checked before the run (checker/outputs.py), but the system may still
+            # refuse a write (a full disk, a folder /proc answers for): the user's option, exit 2,
+            # not a traceback (one process) nor "a worker process failed" (several)
+            from checker.errors import UsageError
+
+            raise UsageError(f"--dump-smt {self.dump_dir}: cannot write {path} "
+                             f"({(exc.strerror or str(exc)).lower()})") from None
 
 
 def _lex_less(variables, point) -> str:

@@ -60,6 +60,46 @@ def test_a_write_the_system_refuses_is_a_usage_error_too(run, tmp_path, monkeypa
     _usage(r, out, "no space left on device")
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_dump_folder_the_system_will_not_make_is_a_usage_error(run, tmp_path, monkeypatch, jobs):
+    """`--dump-smt /proc/x` passed the check (its parent is a folder root may write) and failed at
+    the first query: a traceback with one worker, "a worker process failed" and exit 1 with two."""
+    import errno
+
+    made = os.makedirs
+    where = str(tmp_path / "smt")
+
+    def refuse(path, *a, **kw):
+        if os.path.abspath(path) == where:
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", path)
+        return made(path, *a, **kw)
+
+    monkeypatch.setattr(os, "makedirs", refuse)
+    r = run("prove", SPEC, "--dump-smt", where, "--no-cache", "--jobs", jobs)
+    _usage(r, where, "cannot be made (no such file or directory)")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_dump_the_system_refuses_to_write_leaves_its_questions_undecided(run, tmp_path, monkeypatch, jobs):
+    """The folder made, a query's file refused (a full disk): a traceback with one worker, "a
+    worker process failed" with two. Now each question that wrote one is unknown (never a pass:
+    exit 1), at its spec, saying which file the system refused and why."""
+    from checker.smt import solver
+
+    def refuse(path, mode="r", **kw):
+        raise OSError(28, "No space left on device", path)
+
+    monkeypatch.setattr(solver, "open", refuse, raising=False)
+    where = str(tmp_path / "smt")
+    r = run("prove", SPEC, "--dump-smt", where, "--no-cache", "--jobs", jobs)
+    assert r.code == 1 and "Traceback" not in r.err + r.out and "worker process failed" not in r.err + r.out
+    errors = [ln for ln in r.out.splitlines() if ": error: " in ln]
+    refused = [ln for ln in errors if "--dump-smt" in ln]
+    assert refused and all(f"could not be decided: --dump-smt {where}: cannot write {where}/" in ln
+                           and ln.endswith("(no space left on device)") for ln in refused), refused
+    assert all(" unknown: " in ln or "could not be decided" in ln for ln in errors)  # the rest read those
+
+
 def test_outputs_that_can_be_written_are_written(run, tmp_path):
     out = tmp_path / "x.py"
     assert run("export", SPEC, "--fragment", "C.s32", "--to", "python", "--output", str(out)).code == 0
