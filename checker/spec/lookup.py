@@ -103,7 +103,12 @@ def unknown(spec, path: str, fid: str, style=typed) -> str:
     # a case slip (`a.b1`) is the fragment itself, which difflib's character ratio ranked below
     # another (`B.b1`)
     folded = [b for b in groups if b.lower() == base.lower()]
-    if base in groups and not groups[base]:  # `A.b1[N=64]`: a fragment that is one map, not one per value
+    if fid.count("[") > fid.count("]") and any(f.id == fid + "]" for f in spec.fragments()):
+        # `D.float[N=64`, the bracket left open: that instance, not the round value (N=128) that
+        # difflib's nearest base gave
+        closed, values = split(fid + "]")
+        hints.append(f"the bracket is not closed: did you mean {style(closed, dict(values))}?")
+    elif base in groups and not groups[base]:  # `A.b1[N=64]`: a fragment that is one map, not one per value
         hints.append(f"{base} takes no {', '.join(k for k, _ in given)}; name it {style(base, {})}")
     elif base not in groups and folded:
         hints.append(f"did you mean {_example(folded[0], groups[folded[0]], style, given)}?")

@@ -37,6 +37,16 @@ def test_a_type_name_is_answered_with_the_fragments_that_hold_it(run):
     assert r.code == 0 and "thread 66 (warp 2, lane 2), element d50" in r.out
 
 
+def test_an_instance_whose_bracket_is_left_open_is_named_as_typed(run):
+    """`D.float[N=64` was answered "did you mean 'D.float[N=128]'?": the round value, not the
+    instance typed."""
+    r = run("where", _spec("m64nNk16"), "--fragment", "D.float[N=64", "--row", "1", "--col", "1")
+    assert r.code == 2 and "The bracket is not closed: did you mean 'D.float[N=64]'?" in r.err, r.err
+    assert "N=128" not in r.err
+    r = run("where", _spec("m64nNk16"), "--fragment", "D.float[N=12", "--row", "1", "--col", "1")
+    assert r.code == 2 and "bracket" not in r.err  # no such instance, closed or not: as before
+
+
 def test_a_misspelling_gets_the_closest_id_and_nothing_else_guesses(run):
     r = run("eval", _spec("m16n8k16"), "--fragment", "A.f61", "--lane", "0", "--i", "0")
     assert r.code == 2 and "Did you mean 'A.f64'?" in r.err
