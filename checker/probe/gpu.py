@@ -35,29 +35,31 @@ class Device:
         if err != self.cu.CUresult.CUDA_SUCCESS:
             raise UsageError(f"no usable NVIDIA GPU: cuInit answered {self._name(err)}; "
                              "--compile-only and --synthetic need no GPU")
-        count = self._check(self.cu.cuDeviceGetCount(), "cuDeviceGetCount")
+        count = self.check(self.cu.cuDeviceGetCount(), "cuDeviceGetCount")
         if count <= ordinal:
             raise UsageError(f"no CUDA device {ordinal}: the driver sees {count}")
-        self.dev = self._check(self.cu.cuDeviceGet(ordinal), "cuDeviceGet")
-        name = self._check(self.cu.cuDeviceGetName(256, self.dev), "cuDeviceGetName")
+        self.dev = self.check(self.cu.cuDeviceGet(ordinal), "cuDeviceGet")
+        name = self.check(self.cu.cuDeviceGetName(256, self.dev), "cuDeviceGetName")
         self.name = bytes(name).split(b"\0")[0].decode(errors="replace")
         attr = self.cu.CUdevice_attribute
-        major = self._check(self.cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.dev),
+        major = self.check(self.cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self.dev),
                             "cuDeviceGetAttribute")
-        minor = self._check(self.cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.dev),
+        minor = self.check(self.cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self.dev),
                             "cuDeviceGetAttribute")
         self.sm = int(major) * 10 + int(minor)
-        self.driver_version = int(self._check(self.cu.cuDriverGetVersion(), "cuDriverGetVersion"))
-        self.ctx = self._check(self.cu.cuDevicePrimaryCtxRetain(self.dev), "cuDevicePrimaryCtxRetain")
-        self._check(self.cu.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
-        self.stream = self._check(self.cu.cuStreamCreate(0), "cuStreamCreate")
+        self.driver_version = int(self.check(self.cu.cuDriverGetVersion(), "cuDriverGetVersion"))
+        self.ctx = self.check(self.cu.cuDevicePrimaryCtxRetain(self.dev), "cuDevicePrimaryCtxRetain")
+        self.check(self.cu.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
+        self.stream = self.check(self.cu.cuStreamCreate(0), "cuStreamCreate")
         self.launch_seconds: dict = {}
 
     def _name(self, err) -> str:
         _, name = self.cu.cuGetErrorName(err)
         return name.decode() if isinstance(name, bytes) else str(err)
 
-    def _check(self, out, what: str):
+    def check(self, out, what: str):
+        """The value of a CUDA driver call, or a CheckerError naming the call (the movement
+        kernels' launch, checker/probe/movement_gpu.py, checks its calls with it too)."""
         err, rest = out[0], out[1:]
         if err != self.cu.CUresult.CUDA_SUCCESS:
             raise CheckerError(f"CUDA {what} failed: {self._name(err)}")
@@ -78,25 +80,25 @@ class Device:
         cu = self.cu
         warps = len(inputs["A"])
         blob = np.frombuffer(image + b"\0", dtype=np.uint8)
-        module = self._check(cu.cuModuleLoadData(blob.ctypes.data), f"cuModuleLoadData ({kernel})")
+        module = self.check(cu.cuModuleLoadData(blob.ctypes.data), f"cuModuleLoadData ({kernel})")
         ptrs, host = {}, {}
         try:
-            fn = self._check(cu.cuModuleGetFunction(module, kernel.encode()), "cuModuleGetFunction")
+            fn = self.check(cu.cuModuleGetFunction(module, kernel.encode()), "cuModuleGetFunction")
             for op in "ABCD":
                 dtype = np.dtype("<u4" if bits[op] == 32 else "<u8")
                 host[op] = (np.ascontiguousarray(inputs[op].astype(dtype)) if op != "D"
                             else np.zeros((warps, 32, counts["D"]), dtype=dtype))
-                ptrs[op] = self._check(cu.cuMemAlloc(host[op].nbytes), "cuMemAlloc")
+                ptrs[op] = self.check(cu.cuMemAlloc(host[op].nbytes), "cuMemAlloc")
                 if op == "D":
-                    self._check(cu.cuMemsetD8(ptrs[op], POISON, host[op].nbytes), "cuMemsetD8 (poison D)")
+                    self.check(cu.cuMemsetD8(ptrs[op], POISON, host[op].nbytes), "cuMemsetD8 (poison D)")
                 else:
-                    self._check(cu.cuMemcpyHtoD(ptrs[op], host[op].ctypes.data, host[op].nbytes), "cuMemcpyHtoD")
+                    self.check(cu.cuMemcpyHtoD(ptrs[op], host[op].ctypes.data, host[op].nbytes), "cuMemcpyHtoD")
             args = ((ptrs["A"], ptrs["B"], ptrs["C"], ptrs["D"]), (None, None, None, None))
             t0 = time.perf_counter()
-            self._check(cu.cuLaunchKernel(fn, warps, 1, 1, 32, 1, 1, 0, self.stream, args, 0), "cuLaunchKernel")
-            self._check(cu.cuStreamSynchronize(self.stream), f"the {kernel} launch")
+            self.check(cu.cuLaunchKernel(fn, warps, 1, 1, 32, 1, 1, 0, self.stream, args, 0), "cuLaunchKernel")
+            self.check(cu.cuStreamSynchronize(self.stream), f"the {kernel} launch")
             self.launch_seconds[kernel] = time.perf_counter() - t0
-            self._check(cu.cuMemcpyDtoH(host["D"].ctypes.data, ptrs["D"], host["D"].nbytes), "cuMemcpyDtoH")
+            self.check(cu.cuMemcpyDtoH(host["D"].ctypes.data, ptrs["D"], host["D"].nbytes), "cuMemcpyDtoH")
         finally:
             for p in ptrs.values():
                 cu.cuMemFree(p)

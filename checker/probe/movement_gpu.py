@@ -15,7 +15,7 @@ def launch(device, image: bytes, kernel: str, params: tuple, inputs: dict, outpu
            threads: int = 32) -> dict:
     """params: the kernel's parameter names in order; inputs: name -> array; outputs: name ->
     (shape, dtype); `warps` blocks of `threads` (a wgmma kernel: CTAs of 128). -> {output name: array}."""
-    cu, check = device.cu, device._check
+    cu, check = device.cu, device.check
     blob = np.frombuffer(image + b"\0", dtype=np.uint8)
     module = check(cu.cuModuleLoadData(blob.ctypes.data), f"cuModuleLoadData ({kernel})")
     ptrs, host = [], {}

@@ -423,7 +423,7 @@ def test_the_device_path_writes_a_hardware_dump(subjects, tmp_path, monkeypatch,
 
     class FakeDevice:
         sm, stream, launch_seconds = 90, None, {}
-        _check = Device._check
+        check = Device.check
 
         def __init__(self):
             self.cu = _FakeDriver(s, model.build(s, 0))

@@ -145,6 +145,7 @@ def test_no_import_cycle_between_packages(graph):
 
 def test_no_module_over_400_lines(graph):
     mods, _ = graph
+    assert len(mods) > 100 and "checker.cli" in mods  # the package is read, not empty
     long = {}
     for name, path in mods.items():
         with open(path, encoding="utf-8") as fh:
@@ -167,37 +168,148 @@ def test_no_module_over_400_lines(graph):
 ])
 def test_the_layers_import_one_way(graph, importer, imported):
     _, edges = graph
+    assert importer in edges and imported in edges  # a layer renamed would make this pass on nothing
     crossing = sorted((m, t) for m, ts in edges.items() for t in ts
                       if (m == importer or m.startswith(importer + "."))
                       and (t == imported or t.startswith(imported + ".")))
     assert crossing == []
 
 
-def test_no_module_imports_another_modules_private_names(graph):
-    """`from checker.x import _name` or `x._name` from outside x: a private name is its module's
-    own; what others need is made public there (check_type, expression_widest, ...)."""
-    mods, _ = graph
-    reaching = []
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_reaches(mods: dict, package: str = "checker") -> list:
+    """(module, what it reaches) for each private name of another module of the package that a
+    module uses: `from pkg.x import _name`, `x._name` where x is pkg.x (or a name imported from
+    it), and `obj._name` where `_name` is defined (a def, a class, an assignment) in another module
+    of the package and not in this one: a private member of another module's object
+    (`device._check`, a Device of checker/probe/gpu.py, called from checker/probe/movement_gpu.py)."""
+    trees = {}
     for name, path in mods.items():
         with open(path, encoding="utf-8") as fh:
-            tree = ast.parse(fh.read())
+            trees[name] = ast.parse(fh.read())
+    defined = {}
+    for name, tree in trees.items():
+        own = set()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                own.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                own.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                own.add(node.id)
+        defined[name] = {n for n in own if _private(n)}
+    reaching = []
+    for name, tree in trees.items():
         local = {}
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("checker"):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(package):
                 for alias in node.names:
-                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    if _private(alias.name):
                         reaching.append((name, f"{node.module}.{alias.name}"))
                     local[alias.asname or alias.name] = f"{node.module}.{alias.name}"
             elif isinstance(node, ast.Import):
                 for alias in node.names:
-                    if alias.name.startswith("checker"):
+                    if alias.name.startswith(package):
                         local[alias.asname or alias.name.split(".")[0]] = alias.name
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
-                    and isinstance(node.value, ast.Name) and node.value.id in local
-                    and local[node.value.id] in mods and local[node.value.id] != name):
+            if not (isinstance(node, ast.Attribute) and _private(node.attr)):
+                continue
+            if (isinstance(node.value, ast.Name) and node.value.id in local and local[node.value.id] in mods
+                    and local[node.value.id] != name):
                 reaching.append((name, f"{local[node.value.id]}.{node.attr}"))
-    assert sorted(set(reaching)) == []
+            elif not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")) \
+                    and node.attr not in defined[name]:
+                owners = sorted(m for m, names in defined.items() if m != name and node.attr in names)
+                if owners:
+                    reaching.append((name, f"{'/'.join(owners)}: .{node.attr}"))
+    return sorted(set(reaching))
+
+
+def test_the_private_name_finder_sees_every_form(tmp_path):
+    """On a package made for it, so that the test below cannot pass by seeing nothing."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("_SECRET = 1\n\n\nclass Device:\n    def _check(self):\n        return self._own\n")
+    (pkg / "b.py").write_text("from pkg.a import _SECRET\n")
+    (pkg / "c.py").write_text("import pkg.a as a\nx = a._SECRET\n")
+    (pkg / "d.py").write_text("def launch(device):\n    return device._check()\n")
+    (pkg / "e.py").write_text("class Mine:\n    def _check(self):\n        pass\n\n\n"
+                              "def use(m):\n    return m._check(), m._unknown_elsewhere\n")
+    found = private_reaches(modules(str(pkg)), "pkg")
+    assert found == [("pkg.b", "pkg.a._SECRET"), ("pkg.c", "pkg.a._SECRET"), ("pkg.d", "pkg.a/pkg.e: ._check")]
+
+
+def test_no_module_imports_another_modules_private_names(graph):
+    """`from checker.x import _name`, `x._name` from outside x, or a private member of an object of
+    another module: a private name is its module's own; what others need is made public there
+    (check_type, expression_widest, Device.check, ...)."""
+    mods, _ = graph
+    assert len(mods) > 100 and "checker.probe.movement_gpu" in mods  # the package is read, not empty
+    assert private_reaches(mods) == []
+
+
+def exceptions_outside_the_root(mods: dict, prefix: str) -> list:
+    """(module, class) for each exception class a module under `prefix` defines that does not
+    descend from CheckerError: found by importing the module, so a base imported under another
+    name, or an alias of a builtin error, is seen for what it is."""
+    import importlib
+    import inspect
+
+    from checker.errors import CheckerError
+
+    out = []
+    for name in sorted(mods):
+        if not (name == prefix or name.startswith(prefix + ".")) or name.endswith("__main__"):
+            continue
+        for attr, obj in vars(importlib.import_module(name)).items():
+            if (inspect.isclass(obj) and issubclass(obj, BaseException) and obj.__module__ == name
+                    and not issubclass(obj, CheckerError)):
+                out.append((name, attr))
+    return out
+
+
+def _packages() -> list:
+    names = sorted(n[:-3] if n.endswith(".py") else n for n in os.listdir(CHECKER)
+                   if (n.endswith(".py") and n != "__main__.py") or os.path.isfile(os.path.join(CHECKER, n, "__init__.py")))
+    # checker/compare/bases.py:50 `class _Twice(Exception)`, a duplicate JSON key, caught inside
+    # the module; its fix belongs with the compare work under way there
+    return [pytest.param(f"checker.{n}", marks=pytest.mark.xfail(strict=True, reason="compare/bases.py _Twice"))
+            if n == "compare" else f"checker.{n}" for n in names if n != "__init__"]
+
+
+@pytest.mark.parametrize("package", _packages())
+def test_every_exception_descends_from_the_one_root(graph, package):
+    """One root exception (checker.errors.CheckerError): what a command or the API raises on
+    purpose is caught as one, and is never a traceback."""
+    mods, _ = graph
+    assert package in mods
+    assert exceptions_outside_the_root(mods, package) == []
+
+
+def test_the_exception_finder_sees_a_class_outside_the_root(monkeypatch):
+    """On a module made for it, so that the test above cannot pass by seeing nothing."""
+    import sys
+    import types
+
+    from checker.errors import CheckerError
+
+    fake = types.ModuleType("checker_fake")
+
+    class Stray(ValueError):
+        pass
+
+    class Rooted(CheckerError):
+        pass
+
+    for cls in (Stray, Rooted):
+        cls.__module__ = fake.__name__
+        setattr(fake, cls.__name__, cls)
+    monkeypatch.setitem(sys.modules, fake.__name__, fake)
+    assert exceptions_outside_the_root({fake.__name__: ""}, fake.__name__) == [(fake.__name__, "Stray")]
+    assert exceptions_outside_the_root({"checker.errors": ""}, "checker.errors") == []
 
 
 def test_every_test_file_is_in_the_tests_readme():
