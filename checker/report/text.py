@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from checker.properties import PROPERTIES
-from checker.results import PROVED, summary
+from checker.results import PROVED, SPEC_ERROR, summary
 from checker.terminal import lines as text_lines
 
 
@@ -25,9 +25,9 @@ def failure(r) -> list:
         if cex.get("relation_at") and cex["relation_at"] != r.location:
             lines.append(f"{cex['relation_at']}: note: {r.property} {r.subject} is declared here")
         return lines + _cex_lines(cex)
-    head = "" if not r.fragment else f"{r.fragment}: " if r.verdict == "SPEC_ERROR" else \
+    head = "" if not r.fragment else f"{r.fragment}: " if r.verdict == SPEC_ERROR else \
         f"{r.fragment} {r.property} {r.verdict.lower()}: "
-    if r.verdict == "SPEC_ERROR" and not r.fragment and not str(r.location).startswith(f"{r.spec}:"):
+    if r.verdict == SPEC_ERROR and not r.fragment and not str(r.location).startswith(f"{r.spec}:"):
         # another file's error stopped this one (relations.yaml reading a spec that does not load):
         # name it, or its line repeats the spec's own word for word
         head = f"{r.spec} not checked: "

@@ -312,6 +312,27 @@ def test_the_exception_finder_sees_a_class_outside_the_root(monkeypatch):
     assert exceptions_outside_the_root({"checker.errors": ""}, "checker.errors") == []
 
 
+def test_a_verdict_is_compared_as_the_verdict_not_its_spelling(graph):
+    """`r.verdict == "SPEC_ERROR"` held only because Verdict is a str: the one verdict type
+    (checker.results.Verdict) is what results are compared with, so that a renamed or mistyped
+    verdict fails at import rather than comparing unequal for ever."""
+    from checker.results import Verdict
+
+    mods, _ = graph
+    spelled = []
+    for name, path in mods.items():
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, *node.comparators]
+            if any(isinstance(s, ast.Attribute) and s.attr == "verdict" for s in sides):
+                spelled += [f"{path}:{node.lineno}" for s in sides
+                            if isinstance(s, ast.Constant) and s.value in {v.value for v in Verdict}]
+    assert "checker.report.text" in mods and spelled == []
+
+
 def test_every_test_file_is_in_the_tests_readme():
     """tests/README.md says what each test file covers: 22 files had been added without a row."""
     with open(os.path.join(ROOT, "tests", "README.md"), encoding="utf-8") as fh:
