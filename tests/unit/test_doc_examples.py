@@ -351,6 +351,23 @@ def test_the_examples_are_found_and_the_ones_not_run_are_marked():
     assert reasons == NOT_RUN, f"examples marked not run, by reason: {reasons}"
 
 
+def test_the_docs_point_at_examples_that_are_there():
+    """`test_doc_examples.py README.md:58` in CONTRIBUTING named the m16n8k256 example by its
+    fence's line: a line added above it makes the pointer name nothing, or another example. Each
+    `FILE:LINE` the docs give this script names an example's fence, and CONTRIBUTING's pointer
+    for the pasted properties names the one that proves a spec."""
+    ids = {ex.id: ex for ex in EXAMPLES}
+    pointed = []
+    for path in DOCS:
+        with open(os.path.join(ROOT, path), encoding="utf-8") as fh:
+            text = fh.read()
+        pointed += [(path, m.group(1)) for m in re.finditer(r"test_doc_examples\.py ([\w./-]+\.md:\d+)", text)]
+    assert pointed and [p for p in pointed if p[1] not in ids] == []
+    properties = [ids[i] for path, i in pointed if path == "CONTRIBUTING.md" and ids[i].kind == "command"
+                  and ids[i].steps[0][0].startswith("checker prove specs/")]
+    assert properties, "CONTRIBUTING names no example of `checker prove` to paste the properties from"
+
+
 # ---- the README's commands table against --help ----
 
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
