@@ -10,7 +10,7 @@ import checker.compare.candidates as candidates
 from checker.bounded import shown
 from checker.compare.textfile import read as _read
 from checker.compare.textfile import where as _where
-from checker.errors import SourceSpan, SpecError
+from checker.errors import CheckerError, SourceSpan, SpecError
 
 # JSON nesting of a bases file: Triton's bases are lists of [row, col] in an object, depth 3; json
 # recurses per level and a file of 100,000 `[` raised RecursionError, so depth is counted first
@@ -47,7 +47,9 @@ def _json(text: str, path: str, start: int, end: int):
         raise SpecError(_where(text, path, max(at, start)), f"key {twice.key!r} is given twice") from None
 
 
-class _Twice(Exception):
+class _Twice(CheckerError):
+    """A key given twice in one JSON object: caught above, where its place in the text is found."""
+
     def __init__(self, key):
         self.key = key
 

@@ -274,10 +274,7 @@ def exceptions_outside_the_root(mods: dict, prefix: str) -> list:
 def _packages() -> list:
     names = sorted(n[:-3] if n.endswith(".py") else n for n in os.listdir(CHECKER)
                    if (n.endswith(".py") and n != "__main__.py") or os.path.isfile(os.path.join(CHECKER, n, "__init__.py")))
-    # checker/compare/bases.py:50 `class _Twice(Exception)`, a duplicate JSON key, caught inside
-    # the module; its fix belongs with the compare work under way there
-    return [pytest.param(f"checker.{n}", marks=pytest.mark.xfail(strict=True, reason="compare/bases.py _Twice"))
-            if n == "compare" else f"checker.{n}" for n in names if n != "__init__"]
+    return [f"checker.{n}" for n in names if n != "__init__"]
 
 
 @pytest.mark.parametrize("package", _packages())
