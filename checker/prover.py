@@ -16,6 +16,7 @@ from checker.properties import instances
 from checker.smt import instances as smt_instances
 from checker.results import PROVED, REFUTED, SPEC_ERROR, UNKNOWN, Result
 from checker.smt import properties as smt_engine
+from checker.smt.symbolic import symbolic
 from checker.spec.reading import materialize
 from checker.theorems.family import Asked
 from checker.theorems.registry import of as families_of, spec_theorems
@@ -237,7 +238,7 @@ def check_reading(spec, reading, opts, erratum=None) -> list:
                               found.counterexample if found else None, message=found.message if found else ""))
     if reading.layout is None:
         return results
-    sym = smt_engine.symbolic(reading.layout, reading.width)
+    sym = symbolic(reading.layout, reading.width)
     props = engine_properties(reading)
     doms = f.domains()
     together = None

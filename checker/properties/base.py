@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checker.witness import Hole, Pair, Point  # noqa: F401 - the witnesses properties give
+from checker.witness import Hole, Pair, Point
+
+# what a property module imports from here: the witnesses it gives, with the two classes above
+__all__ = ("Finding", "Hole", "Pair", "Point", "Property")
 
 
 @dataclass(frozen=True)

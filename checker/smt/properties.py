@@ -13,7 +13,7 @@ import time
 
 from checker.witness import Pair, Point
 from checker.smt.solver import Session, Var, bv
-from checker.smt.symbolic import Answer, Symbolic, domain, member, signed, symbolic  # noqa: F401 - the engine's API
+from checker.smt.symbolic import Answer, Symbolic, domain, member, signed
 from checker.smt.terms import conj, disj
 from checker.results import PROVED, REFUTED, UNKNOWN
 

@@ -16,7 +16,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from checker.smt.libz3 import Z3Error, context  # noqa: F401 - solver.Z3Error is this module's API too
+from checker.smt.libz3 import context
 
 
 # Each query is bounded by z3's resource limit rather than a clock: the bound is the same on every

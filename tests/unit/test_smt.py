@@ -18,6 +18,8 @@ from checker.formula.parser import parse_expr
 from checker.properties import engine_properties, enumerate as py_engine, get
 from checker.smt import properties as smt_engine
 from checker.smt import solver
+from checker.smt.libz3 import Z3Error
+from checker.smt.symbolic import symbolic
 from checker.spec.load import load_spec
 from checker.spec.reading import materialize
 from checker.source import SourceText
@@ -25,7 +27,7 @@ from checker.theorems import equation as py_equation
 from checker.theorems.relations import load_relations
 from checker.witness import Pair
 from checker.smt import equation as smt_equation
-from checker.results import PROVED, REFUTED, UNKNOWN  # noqa: F401 - the engines' verdicts
+from checker.results import PROVED, REFUTED, UNKNOWN
 
 M256 = os.path.join(SPECS, "m16n8k256.yaml")
 
@@ -65,7 +67,7 @@ def test_a_wrong_expectation_never_becomes_the_answer():
     that is not the smallest, or not a witness at all, z3 answers with its own smallest, so the
     prover sees the engines disagree."""
     fragment, reading, py = _refuted_reading()
-    sym = smt_engine.symbolic(reading.layout, reading.width)
+    sym = symbolic(reading.layout, reading.width)
     args = ("t", sym, tuple(range(32)), reading.n, fragment.rows, fragment.cols, engine_properties(reading))
     right = smt_engine.prove(*args, expect=py)["injective"]
     alone = smt_engine.prove(*args)["injective"]
@@ -84,7 +86,7 @@ def test_the_combined_query_gives_way_to_each_property_when_one_fails():
     for a mutant that breaks only injective, and then each property is asked on its own: the
     others proved, injective refuted at the smallest clash, as enumeration finds it."""
     fragment, reading, py = _refuted_reading()
-    sym = smt_engine.symbolic(reading.layout, reading.width)
+    sym = symbolic(reading.layout, reading.width)
     prover = smt_engine.FragmentProver("t", sym, tuple(range(32)), reading.n, fragment.rows, fragment.cols,
                                        engine_properties(reading))
     assert not prover.all_hold()
@@ -137,7 +139,7 @@ def test_z3_is_imported_only_under_checker_smt():
 def test_a_query_past_its_resource_limit_is_unknown_never_proved():
     """Each query is bounded by z3's resource limit (deterministic: the same on every machine)."""
     fragment, reading, _ = _refuted_reading()
-    sym = smt_engine.symbolic(reading.layout, reading.width)
+    sym = symbolic(reading.layout, reading.width)
     prover = smt_engine.FragmentProver("t", sym, tuple(range(32)), reading.n, fragment.rows, fragment.cols,
                                        engine_properties(reading))
     prover.session.rlimit = 1
@@ -153,7 +155,7 @@ def test_a_rejected_command_is_an_error_not_an_exit():
     from checker.errors import CheckerError
 
     interp = solver._Interpreter("QF_BV")
-    with pytest.raises(solver.Z3Error, match="unknown constant y") as exc:
+    with pytest.raises(Z3Error, match="unknown constant y") as exc:
         interp.run("(assert (bvugt y #x02))")
     assert isinstance(exc.value, CheckerError)
     assert interp.run("(check-sat)").strip() == "sat"

@@ -16,7 +16,7 @@ from checker.theorems.registry import spec_theorems
 from checker.smt import equation as smt_equation
 from checker.theorems import equation as py_equation
 from checker.theorems.relations import load_relations
-from checker.results import PROVED, REFUTED, UNKNOWN  # noqa: F401 - the engines' verdicts
+from checker.results import PROVED, REFUTED, UNKNOWN
 
 RELATIONS = os.path.join(SPECS, "relations.yaml")
 THEOREMS = ("dimensions", "computations", "shared-layout", "packing", "relation", "same-as", "words", "provenance",
@@ -313,7 +313,7 @@ def test_engine_disagreement_is_unknown_never_proved(monkeypatch, tmp_path):
     rel = load_relations(RELATIONS)[0]
     monkeypatch.setattr(theorem_run.py_equation, "evaluate", lambda eq: (REFUTED, {"point": {}}))
     r = theorem_run.equation_result(rel.equation, Options(), RELATIONS, "relation", rel.id, "x")
-    assert r.verdict == "UNKNOWN" and "disagree" in r.message
+    assert r.verdict == UNKNOWN and "disagree" in r.message
 
 
 def test_docs_proofs_counts_the_relations():
