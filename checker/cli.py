@@ -112,7 +112,7 @@ def _not_an_input(args) -> None:
     from checker import outputs
 
     inputs = []
-    for a in ("spec", "paths", "triton", "table", "cute_copy", "known_gaps", "references"):
+    for a in ("spec", "paths", "triton", "table", "cute_copy", "cute_tmem", "known_gaps", "references"):
         given = getattr(args, a, None)
         inputs += given if isinstance(given, list) else [given]
     module = getattr(args, "python", None)

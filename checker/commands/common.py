@@ -97,7 +97,7 @@ def check_inputs(args) -> None:
     not is a usage error (exit 2), as a spec path that does not is; one that exists but cannot be
     read or is malformed is the input's located error (exit 3)."""
     for option, attr in (("--triton", "triton"), ("--table", "table"), ("--cute-copy", "cute_copy"),
-                         ("--known-gaps", "known_gaps")):
+                         ("--cute-tmem", "cute_tmem"), ("--known-gaps", "known_gaps")):
         path = getattr(args, attr, None)
         if path is not None and not os.path.lexists(path):
             raise UsageError(f"{option}: no such file: {shown(path)}")

@@ -15,16 +15,19 @@ NAME = "compare"
 
 
 def add(sub) -> None:
-    cp = command(sub, NAME, "prove your layout (CuTe, Triton, a table, a function) equal to a spec fragment, "
-                             "or refute it with the smallest counterexample",
+    cp = command(sub, NAME, "prove your layout (CuTe, a CuTe copy or TMEM atom, Triton, a table, a function) "
+                             "equal to a spec fragment, or refute it with the smallest counterexample",
                  "Prove a layout of your own equal to a spec fragment's, by z3 and by enumerating every "
                  "(thread, i) (the two must agree), or refute it at the smallest (thread, i), naming the "
-                 "thread, the element and both cells. Exit 0 equal, 1 differs, 2 usage (an input file, or a --python "
+                 "thread, the element and both cells (for a TMEM atom: the lane, the register, and the TMEM lane "
+                 "and column each side gives). Exit 0 equal, 1 differs, 2 usage (an input file, or a --python "
                  "module, that is not there), 3 malformed input (one that is there but does not parse, or a --python "
                  "module that raises on import or has no such function: located at file:line:col).",
                  ['checker compare specs/m16n8k16.yaml --fragment A.f16 --cute "((4,8),(2,2,2)):((32,1),(16,8,128))"'
                   "   # CuTe's SM80 A trait",
                   "checker compare specs/m16n8k16.yaml --fragment C.float --triton c.json   # export --to triton's bases",
+                  "checker compare specs/tcgen05.32x32b.yaml --fragment r.x1 --cute-tmem atom.yaml"
+                  "   # ThrID, ValID, DstLayout",
                   "checker compare specs/m16n8k16.yaml --fragment B.f16 --python mylayouts:b_cell --format json"])
     add_specs(cp, "spec", one=True)
     add_fragment(cp)
@@ -35,6 +38,11 @@ def add(sub) -> None:
     given.add_argument("--cute-copy", metavar="FILE.yaml",
                        help="a CuTe ldmatrix/stmatrix/movmatrix copy atom: YAML with kind: cute-copy, registers, "
                             "memory, tile, element_bits (docs/references.md)")
+    given.add_argument("--cute-tmem", metavar="FILE.yaml",
+                       help="a CuTe Tensor Memory copy atom (tcgen05.ld / tcgen05.st), for the tcgen05 specs: YAML "
+                            "with kind: cute-tmem, registers (a LOAD's DstLayout, a STORE's SrcLayout), val_id (its "
+                            "ValID), thr_id (optional, its ThrID: the identity), each as CuTe prints it, "
+                            "(_32,_32):(_1,_2097152) (docs/references.md)")
     given.add_argument("--triton", metavar="FILE", help="linear-layout bases over (row, col): JSON "
                        "(register/lane/warp or reg_bases/lane_bases/warp_bases) or what `export --to triton` writes")
     given.add_argument("--table", metavar="FILE.csv", help="CSV lines thread,i,row,col")
@@ -76,6 +84,10 @@ def candidate(args, frag):
         from checker.references.load import load_copy_atom
 
         return load_copy_atom(args.cute_copy)
+    if args.cute_tmem is not None:
+        from checker.references.load import load_tmem_atom
+
+        return load_tmem_atom(args.cute_tmem)
     if args.triton is not None:
         return bases.triton(args.triton, frag)
     if args.table is not None:

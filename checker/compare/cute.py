@@ -3,6 +3,7 @@
   pycute / CuTe DSL   ((4,8),(2,2,2)):((32,1),(16,8,128))
   C++                 Layout<Shape <Shape < _4,_8>,Shape < _2,_2,  _2>>,
                              Stride<Stride<_32,_1>,Stride<_16,_8,_128>>>
+  CuTe's print()      ((_4,_8),(_2,_2,_2)):((_32,_1),(_16,_8,_128))   (a static integer is _N)
 
 A TV layout has two top-level modes, (thread, value); each maps its integer coordinate to an
 index by CuTe's rule: the mode's shape is flattened colexicographically (first mode fastest) and
@@ -88,6 +89,8 @@ class Layout:
         """pycute notation, flattened: how the checker read it."""
         def part(modes, k):
             return "(" + ",".join(str(m[k]) for m in modes) + ")" if len(modes) != 1 else str(modes[0][k])
+        if not self.value:  # parse_any's rank-1 layout (a ThrID)
+            return f"{part(self.thread, 0)}:{part(self.thread, 1)}"
         return f"({part(self.thread, 0)},{part(self.value, 0)}):({part(self.thread, 1)},{part(self.value, 1)})"
 
 
@@ -154,10 +157,10 @@ class _Reader:
             raise SpecError(self.src.span(off), f"{self.what}: {text} is larger than {MAX_INT}")
         return int(digits)
 
-    # pycute: TUPLE := INT | '(' TUPLE (',' TUPLE)* ','? ')'
+    # pycute: TUPLE := INT | '(' TUPLE (',' TUPLE)* ','? ')', INT being N or CuTe print()'s static _N
     def py_tuple(self, depth: int) -> Node:
         kind, text, off = self.peek()
-        if kind == "int":
+        if kind in ("int", "static"):
             self.k += 1
             return Node(off, self.number((kind, text, off)))
         if text != "(" or kind != "punct":
@@ -215,6 +218,32 @@ class _Reader:
 
 def parse(src: SourceText, what: str = "CuTe layout") -> Layout:
     """A TV layout from text; a SpecError at the position where the text stops making sense."""
+    shape, stride, notation = _read(src, what)
+    if shape.is_int or len(shape.items) != 2:
+        found = "an integer" if shape.is_int else f"{len(shape.items)} modes"
+        raise SpecError(src.span(shape.off), f"{what}: a TV layout has two top-level modes, (thread, value); "
+                        f"found {found}: {shape.show()}")
+    tops = [(shape.items[0], stride.items[0]), (shape.items[1], stride.items[1])]
+    return _layout(src, what, tops, notation, stride.off)
+
+
+def parse_any(src: SourceText, what: str = "CuTe layout") -> Layout:
+    """A layout of any rank (a copy atom's ThrID `_32:_1`, its ValID), read as a TV layout whose
+    thread mode is the first top mode and whose value mode is the rest, flattened: its index at x
+    is then index(x % threads, x // threads), CuTe's colexicographic map of the whole layout. A
+    rank-1 layout has an empty value mode (one value)."""
+    shape, stride, notation = _read(src, what)
+    if shape.is_int:
+        return _layout(src, what, [(shape, stride), None], notation, stride.off)
+    first = [(shape.items[0], stride.items[0])]
+    if len(shape.items) == 1:
+        return _layout(src, what, first + [None], notation, stride.off)
+    rest = Node(shape.items[1].off, items=shape.items[1:]), Node(stride.items[1].off, items=stride.items[1:])
+    return _layout(src, what, first + [rest], notation, stride.off)
+
+
+def _read(src: SourceText, what: str) -> tuple:
+    """(shape, stride, notation): the text's two trees, congruent."""
     text = src.text
     if len(text) > MAX_TEXT:
         raise SpecError(src.span(0), f"{what}: longer than {MAX_TEXT} characters")
@@ -240,12 +269,18 @@ def parse(src: SourceText, what: str = "CuTe layout") -> Layout:
         notation = "pycute"
     r.end()
     _congruent(src, what, shape, stride)
-    if shape.is_int or len(shape.items) != 2:
-        found = "an integer" if shape.is_int else f"{len(shape.items)} modes"
-        raise SpecError(src.span(shape.off), f"{what}: a TV layout has two top-level modes, (thread, value); "
-                        f"found {found}: {shape.show()}")
+    return shape, stride, notation
+
+
+def _layout(src: SourceText, what: str, tops: list, notation: str, stride_at: int) -> Layout:
+    """The thread and the value mode (each a (shape, stride) pair of trees; None: no modes),
+    each flattened and bounded, and the largest index bounded (an error at the stride, `stride_at`)."""
     modes = []
-    for s, d in zip(shape.items, stride.items):
+    for top in tops:
+        if top is None:
+            modes.append(())
+            continue
+        s, d = top
         flat = list(zip(_flat(s), _flat(d)))
         for (size, at), _ in flat:
             if size < 1:
@@ -256,8 +291,8 @@ def parse(src: SourceText, what: str = "CuTe layout") -> Layout:
         modes.append(pairs)
     cosize = sum((size - 1) * st for mode in modes for size, st in mode) + 1
     if cosize > MAX_COSIZE:
-        raise SpecError(src.span(stride.off), f"{what}: reaches index {cosize - 1}, more than {MAX_COSIZE}")
-    return Layout(modes[0], modes[1], text, notation)
+        raise SpecError(src.span(stride_at), f"{what}: reaches index {cosize - 1}, more than {MAX_COSIZE}")
+    return Layout(modes[0], modes[1], src.text, notation)
 
 
 def _flat(node: Node) -> list:

@@ -17,13 +17,18 @@ same from `form()` (checker.smt.compare), from the layouts' modes, independently
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import checker.compare.cute as cute_text
-from checker.compare.candidates import Candidate, searched_outside
+from checker.compare.candidates import MAX_SEARCHED, Candidate, searched_outside
 
 DP_B = 1 << 21  # TMEM::DP_b: the bit addresses between two data-path lanes
 BITS = 32  # a .b32 register; a TMEM column
+# the logical bits a ValID may number: those of the largest register side an atom may have
+# (MAX_SEARCHED points of 32 bits). The enumeration tables the ValID's upper modes, and z3 bounds a
+# bit id by the ValID's size in 32 bits: a ValID of 2**32 bits took 39 s and 1 GB, and its size
+# wrapped to 0 in z3, whose verdict then differed from the enumeration's
+MAX_VAL_BITS = MAX_SEARCHED * BITS
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,7 @@ class TmemAtom(Candidate):
     registers: cute_text.Layout
     val_id: cute_text.Layout
     kind: str = "cute-tmem"
+    origin: str = field(default="", compare=False)  # the user's file it was read from (compare --cute-tmem)
 
     @property
     def threads(self) -> int:
@@ -41,7 +47,8 @@ class TmemAtom(Candidate):
         return self.registers.values // BITS
 
     def describe(self) -> str:
-        return (f"the CuTe TMEM copy atom (registers {self.registers.show()}, ValID {self.val_id.show()}, "
+        named = f" {self.origin}" if self.origin else ""
+        return (f"the CuTe TMEM copy atom{named} (registers {self.registers.show()}, ValID {self.val_id.show()}, "
                 f"{BITS}-bit registers)")
 
     def logical(self, t: int, v: int) -> int:
@@ -146,10 +153,30 @@ def _whole(modes) -> bool:
 
 def problem(registers: cute_text.Layout, val_id: cute_text.Layout) -> str | None:
     """What makes the two layouts no TMEM atom: registers of a whole number of 32-bit registers, a
-    ValID whose addresses stay below 128 lanes (the checker's 32-bit terms stay exact)."""
+    ValID of at most MAX_VAL_BITS bits whose addresses stay below 128 lanes (the checker's 32-bit
+    terms stay exact)."""
     if registers.values % BITS:
         return f"registers: the value mode has {registers.values} bits, not a whole number of {BITS}-bit registers"
+    bits = val_id.threads * val_id.values
+    if bits > MAX_VAL_BITS:
+        return (f"val_id: numbers {bits} logical bits, more than {MAX_VAL_BITS} (32-bit registers of {MAX_SEARCHED} "
+                "points)")
     top = sum((size - 1) * max(stride, 0) for size, stride in val_id.thread + val_id.value)
     if top >= 128 * DP_B:
         return f"val_id: its last address is {top}, past TMEM's 128 lanes of {DP_B} bit addresses"
+    return None
+
+
+def thr_problem(thr_id: cute_text.Layout, registers: cute_text.Layout) -> str | None:
+    """What makes a ThrID (logical thread id -> thread index) other than the one this candidate
+    reads: the identity over the registers' threads, so that thread t of `registers` is lane t.
+    Every CuTe TMEM atom's is Layout<_32>; a permuted one is not modelled (refused, not guessed)."""
+    n = thr_id.threads * thr_id.values
+    if n != registers.threads:
+        return f"thr_id: {n} threads; the registers layout has {registers.threads}"
+    for x in range(n):
+        got = thr_id.index(x % thr_id.threads, x // thr_id.threads)
+        if got != x:
+            return (f"thr_id: logical thread {x} is thread {got}; only the identity (CuTe's Layout<_{n}>, printed "
+                    f"_{n}:_1) is modelled: thread t of the registers layout is lane t")
     return None

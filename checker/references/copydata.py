@@ -107,20 +107,26 @@ def cute_tmem(d, enc, path, expect) -> dict:
         kind: cute-tmem
         registers: CuTe layout    the register side, (thread, bit) -> logical bit id
         val_id: CuTe layout       the atom's ValID, logical bit id -> TMEM bit address (DP_b = 1 << 21)
+        thr_id: CuTe layout       optional: the atom's ThrID, which must be the identity (_32:_1)
 
-    What the fields mean: checker.compare.tmem."""
+    `val_id` and `thr_id` may have any rank (CuTe's print() of a ThrID is `_32:_1`). What the
+    fields mean: checker.compare.tmem."""
     from checker.compare import candidates, cute, tmem
 
-    enc = d.mapping(enc, path, ("kind", "registers", "val_id"))
+    enc = d.mapping(enc, path, ("kind", "registers", "val_id"), ("thr_id",))
     fields = {"registers_text": d.string(enc["registers"], path + ["registers"]),
               "val_id_text": d.string(enc["val_id"], path + ["val_id"]), "problem": None, "atom": None}
+    if "thr_id" in enc:
+        d.string(enc["thr_id"], path + ["thr_id"])
     try:
         registers = cute.parse(_source(d, path + ["registers"]), "registers")
-        val_id = cute.parse(_source(d, path + ["val_id"]), "val_id")
+        val_id = cute.parse_any(_source(d, path + ["val_id"]), "val_id")
         wrong = tmem.problem(registers, val_id)
         if wrong is None and registers.threads * (registers.values // tmem.BITS) > candidates.MAX_SEARCHED:
             wrong = (f"registers: {registers.threads} threads x {registers.values // tmem.BITS} registers, more than "
                      f"{candidates.MAX_SEARCHED} points (an atom is one instruction's registers)")
+        if wrong is None and "thr_id" in enc:
+            wrong = tmem.thr_problem(cute.parse_any(_source(d, path + ["thr_id"]), "thr_id"), registers)
         if wrong is not None:
             raise SpecError(d.doc.span(tuple(path + [wrong.split(":")[0]])), wrong)
     except SpecError as exc:

@@ -178,14 +178,30 @@ def _encoding(d: Doc, enc, path, expect) -> Encoding:
 def load_copy_atom(path: str):
     """A user's copy atom (`checker compare --cute-copy`): one mapping, written as a data file's
     cute-copy encoding, validated as one (checker.compare.copyatom.CopyAtom)."""
-    from checker.recording import read_regular
     from checker.references.copydata import cute_copy
+
+    return _user_atom(path, "cute-copy", cute_copy)
+
+
+def load_tmem_atom(path: str):
+    """A user's Tensor Memory copy atom (`checker compare --cute-tmem`): one mapping, written as a
+    data file's cute-tmem encoding (registers, val_id, optional thr_id), validated as one
+    (checker.compare.tmem.TmemAtom), named by its file in what compare says."""
+    import dataclasses
+
+    from checker.references.copydata import cute_tmem
+
+    return dataclasses.replace(_user_atom(path, "cute-tmem", cute_tmem), origin=path)
+
+
+def _user_atom(path: str, kind: str, encoding):
+    from checker.recording import read_regular
 
     doc = yamlload.load(path, read_regular(path, yamlload.MAX_BYTES))
     d = Doc(doc)
     if isinstance(doc.value, dict) and "kind" in doc.value:  # a data file's encodings check it; so does this
-        d.choice(doc.value["kind"], ["kind"], ("cute-copy",))
-    return cute_copy(d, doc.value, [], "equal")["atom"]
+        d.choice(doc.value["kind"], ["kind"], (kind,))
+    return encoding(d, doc.value, [], "equal")["atom"]
 
 
 def load_all(paths=None) -> list:
