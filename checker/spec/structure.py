@@ -36,8 +36,10 @@ def check_structure(doc: yamlload.Document, schema_name: str = "spec.schema.json
         s = doc.span(tuple(e.absolute_path))
         return (s.line, s.col, -len(e.absolute_path))
 
-    err = min(errors, key=order)
+    err = _branch(min(errors, key=order))
     path = tuple(err.absolute_path)
+    if err.validator in ("oneOf", "anyOf"):  # no branch says more: say what each would take
+        raise SpecError(doc.span(path), f"{_path_str(path)}: {_alternatives(err)}")
     if err.validator == "additionalProperties":
         extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
         allowed = ", ".join(sorted(err.schema.get("properties", {})))
@@ -47,6 +49,44 @@ def check_structure(doc: yamlload.Document, schema_name: str = "spec.schema.json
     if err.validator == "required":
         raise SpecError(doc.span(path), f"{_path_str(path)}: {err.message}")
     raise SpecError(doc.span(path), f"{_path_str(path)}: {_message(err)}")
+
+
+def _branch(err):
+    """A oneOf/anyOf error (`parameters: {N: ...}`, a section's fragments/layouts/scale_factors)
+    said as the error of the branch the value was meant for, at the value that breaks it (`to:
+    2048`, a missing `step`, an unknown key): the branches whose type the value does not have are
+    not what the author wrote, and of the others jsonschema's best_match is the most specific. The
+    oneOf itself ("a dict that is not valid under any of the given schemas") said neither what was
+    expected nor what was wrong, and stood at the parent."""
+    from jsonschema.exceptions import best_match
+
+    while err.validator in ("oneOf", "anyOf") and err.context:
+        meant = [e for e in err.context if not (e.validator == "type" and not e.relative_path)]
+        branches = {e.relative_schema_path[0] for e in meant}
+        if not meant or (len(branches) > 1 and all(e.validator == "required" and not e.relative_path for e in meant)):
+            return err  # a wrong type for every branch, or none of the keys any branch requires
+        err = best_match(meant)
+    return err
+
+
+def _alternatives(err) -> str:
+    """What the branches of a oneOf/anyOf take, none of which the value gives: the types, or the
+    keys one of which is required."""
+    found = json.dumps(err.instance)[:40] if not isinstance(err.instance, (dict, list)) else \
+        _JSON_TYPES.get(type(err.instance), type(err.instance).__name__)
+    keys = [k for e in err.context if e.validator == "required" and not e.relative_path
+            for k in e.validator_value if k not in err.instance]
+    if keys and isinstance(err.instance, dict):
+        return f"expected one of the keys {', '.join(dict.fromkeys(keys))}, found none of them"
+    types = [e.validator_value for e in err.context if e.validator == "type" and not e.relative_path]
+    return f"expected {' or '.join(_article(t) for t in dict.fromkeys(types))}, found {found}"
+
+
+_JSON_TYPES = {dict: "a mapping", list: "a list"}
+
+
+def _article(t) -> str:
+    return {"object": "a mapping", "array": "a list", "integer": "an integer", "string": "a string"}.get(t, str(t))
 
 
 def _integers(doc: yamlload.Document) -> None:
