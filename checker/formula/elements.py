@@ -175,6 +175,8 @@ def _where_names(src: SourceText, start: int, params: dict) -> dict:
             continue
         if _RANGE.fullmatch(rhs.strip()) is not None:
             raise SpecError(at, f"{name} is not the shape's parameter; only the parameter ranges over a set")
+        if name in named:  # the last one was taken: the list then ended at an element the spec never meant
+            raise SpecError(at, f"{name} is defined twice in the 'where' clause; expected one definition of each name")
         named[name] = _value(rhs, params, at)
     return named
 
