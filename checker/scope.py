@@ -191,6 +191,8 @@ def widen(files: list) -> Scope:
             # a FIFO, a device or a dangling link there is in scope too: proving it says, located,
             # that it is no regular file (it was passed over, and the spec naming it was told only
             # that no spec of that shape is beside it)
+            if is_relations_file(p) or is_untranscribed_file(p):
+                return  # a reference's prefix, not a shape (`untranscribed/x`): that file is no spec
             if os.path.lexists(p) and not os.path.isdir(p):
                 if os.path.abspath(p) not in seen:
                     seen.add(os.path.abspath(p))

@@ -104,6 +104,25 @@ def test_a_spec_with_no_relations_beside_it_is_its_own_scope(tmp_path):
     assert sc.files == [str(tmp_path / "m8n8k4.yaml")] and not sc.widened()
 
 
+@pytest.mark.parametrize("prefix", ["untranscribed", "relations"])
+def test_a_reference_whose_prefix_names_the_folders_other_files_brings_neither_into_scope(run, tmp_path, prefix):
+    """A same_as reference is `shape/id`; its prefix was looked up beside the spec as `PREFIX.yaml`
+    whatever it was, so `untranscribed/C.int` (which the schema refuses) also put the folder's
+    untranscribed-figures list into the scope as a spec, blamed for 'unknown key untranscribed'."""
+    from checker.scope import widen
+
+    folder = tmp_path / "specs"
+    shutil.copytree(SPECS, folder)
+    spec = folder / "m16n8k64.yaml"
+    text = spec.read_text()
+    assert text.count("fragments: [m16n8k16/C.int]") == 1
+    spec.write_text(text.replace("fragments: [m16n8k16/C.int]", f"fragments: [{prefix}/C.int]"))
+    sc = widen([str(spec)])
+    assert str(folder / f"{prefix}.yaml") not in sc.specs, sc.specs
+    r = run("prove", str(spec), "--no-cache")
+    assert r.code == 3 and f"{spec}:" in r.out and f"{folder / prefix}.yaml:" not in r.out, r.out
+
+
 def test_the_scope_is_the_same_in_one_process_and_with_workers(run, tmp_path):
     """The relations file's restriction reaches the forked workers."""
     from checker import prover
