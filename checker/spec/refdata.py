@@ -96,7 +96,8 @@ class Doc:
 
     def string(self, value, path, pattern=None, what="a string"):
         if not isinstance(value, str) or not value.strip() or (pattern and not re.fullmatch(pattern, value)):
-            self.err(path, f"expected {what}, found {described(value)}")
+            blank = isinstance(value, str) and not value.strip()  # not "expected a string, found the string ''"
+            self.err(path, f"expected {what}, found {'an empty string' if blank else described(value)}")
         return value
 
     def choice(self, value, path, choices):
@@ -131,7 +132,9 @@ def described(value) -> str:
         return f"the string {shown(value)}"
     if value is None:
         return "nothing"
-    return "a list" if isinstance(value, list) else "a mapping"
+    if isinstance(value, list):  # its length: "expected [rows, cols], found a list" said nothing of what was wrong
+        return f"a list of {len(value)} item{'' if len(value) == 1 else 's'}" if value else "an empty list"
+    return "a mapping"
 
 
 def shown_as(path: str) -> str:
