@@ -269,7 +269,9 @@ class _Builder:
                 value = _SCALARS.yaml_constructors[tag](_SCALARS, node)
             except (yaml.YAMLError, ValueError, OverflowError, IndexError, KeyError):
                 # `!!int` or `!!bool` on an empty scalar: PyYAML's constructors index its text
-                return self.refuse(event.start_mark, f"cannot read scalar {shown(event.value, 40)}")
+                # what the tag asked for, or the message says what was found but not what was expected
+                return self.refuse(event.start_mark, f"cannot read scalar {shown(event.value, 40)} as "
+                                   f"{tag.replace('tag:yaml.org,2002:', '!!')}")
         self.place(frame, value)
         return True
 

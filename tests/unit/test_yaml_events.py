@@ -95,9 +95,10 @@ FINDINGS = [
     ("? [a]\n: 1\n", "mapping keys must be plain strings", (1, 3)),
     ("1: a\n", "mapping keys must be plain strings", (1, 1)),
     ("<<: {a: 1}\n", "YAML merge keys ('<<') are not allowed in specs", (1, 1)),
-    ("- 1\n- !!int x\n", "cannot read scalar 'x'", (2, 3)),
-    ("a: !!int\n", "cannot read scalar ''", (1, 4)),  # raised IndexError, a traceback, before
-    ("a: !!bool\n", "cannot read scalar ''", (1, 4)),  # KeyError
+    ("- 1\n- !!int x\n", "cannot read scalar 'x' as !!int", (2, 3)),
+    ("a: !!int\n", "cannot read scalar '' as !!int", (1, 4)),  # raised IndexError, a traceback, before
+    ("a: !!bool\n", "cannot read scalar '' as !!bool", (1, 4)),  # KeyError
+    ("a: !!float 1.5x\n", "cannot read scalar '1.5x' as !!float", (1, 4)),
     ("a: !!set {b}\n", "YAML tag 'tag:yaml.org,2002:set' is not allowed", (1, 4)),
     ("a:\n" + "".join("  " * k + "- \n" for k in range(1, 40)), f"YAML nesting deeper than {yamlload.MAX_DEPTH}", None),
 ]
