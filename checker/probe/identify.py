@@ -59,7 +59,11 @@ def operand(v, geo, shp, dump, hot: str) -> dict:
         d_hot = unpack(geo["D"], regs["D"][hot_sl], shp["D"]).astype(np.float64)  # (S, G, M, N)
         d_base = unpack(geo["D"], regs["D"][base], shp["D"]).astype(np.float64)  # (1, G, M, N)
         coded = unpack(geo[other], regs[other][base], shp[other])[0].astype(np.float64)  # (G, ., .)
-        vals = _code_values(v, d_hot - d_base)
+        # a dump's D may hold infinities or the largest doubles: inf - inf is NaN and 1.7e308 - -1.7e308
+        # overflows, each matching no code (the slot is not identified, located); numpy had also warned
+        # on stderr, naming this file's line as if it were the input's
+        with np.errstate(invalid="ignore", over="ignore"):
+            vals = _code_values(v, d_hot - d_base)
         nz = (d_hot != d_base)
         if hot == "B":  # look along columns: (S, G, N, M); coded A (G, M, K) -> rows of k: (G, K, M)
             vals, nz, coded = vals.swapaxes(-1, -2), nz.swapaxes(-1, -2), coded.swapaxes(-1, -2)

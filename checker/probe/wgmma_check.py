@@ -100,9 +100,9 @@ def observe(v, spec, d) -> dict:
     sl = _slices(d)
     if "columns" not in sl or "slots" not in sl or sl["slots"].stop - sl["slots"].start != patterns.digits(v):
         raise KeyError(f"the columns CTA and {patterns.digits(v)} slots CTAs")
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"):  # a d_out of NaN patterns: rounding them warned on stderr too
         vals = model.values(v.dtype, model.unpack(dg, d.arrays["d_out"]))  # (C, 128, n)
-    code = np.where(np.isfinite(vals) & (vals == np.round(vals)), vals, -1e9)
+        code = np.where(np.isfinite(vals) & (vals == np.round(vals)), vals, -1e9)
     col = code[sl["columns"].start] - 1
     col = np.where((col >= 0) & (col < v.n), col, -1).astype(np.int64)
     base = patterns.base(v)

@@ -301,3 +301,58 @@ def test_a_target_of_five_thousand_digits_is_malformed_not_a_traceback(run, tmp_
     r = run("crosscheck", os.path.join(SPECS, spec), "--dumps", str(tmp_path))
     _clean(r)
     assert r.code == 3 and f"{tmp_path / name}:1:1: error (malformed): dump: at kernel.target: {said}" in r.out, r.out
+
+
+@pytest.mark.parametrize("name, words", [
+    ("m16n8k8.row.col.f32.tf32.tf32.f32.dump.json.gz", lambda n, rng: np.full(n, 0x7F800000, dtype=np.uint64)),
+    ("m16n8k16.row.col.f64.f64.f64.f64.dump.json.gz",  # the largest doubles, either sign: their differences overflow
+     lambda n, rng: np.array([struct.unpack("<Q", struct.pack("<d", rng.choice([1.7e308, -1.7e308])))[0]
+                              for _ in range(n)], dtype=np.uint64)),
+])
+def test_a_d_of_infinities_is_refuted_without_numpys_warnings(run, tmp_path, name, words):
+    """A D of infinities (inf - inf) or of the largest doubles (their differences overflow) is a
+    disagreement, said located; numpy had also written a RuntimeWarning on stderr naming
+    checker/probe/identify.py's line, as if it were an error of the input."""
+    import random
+    import warnings
+
+    doc = _load(name)
+    a, dt = _array(doc["registers"]["D"])
+    _put(doc["registers"]["D"], words(a.size, random.Random(1)).reshape(a.shape), dt)
+    _save(str(tmp_path), name, doc)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        r = run("crosscheck", SPECS, "--dumps", str(tmp_path), "--jobs", "1")
+    _clean(r)
+    assert r.code == 1 and "error: predicts" in r.out, r.out
+    assert not [w for w in said if issubclass(w.category, RuntimeWarning)], [str(w.message) for w in said]
+
+
+def test_a_bfloat16_nan_pattern_reads_as_nan_without_a_warning():
+    import warnings
+
+    from checker.semantics.types import from_bits
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # numpy warns only on its vectorised path (arrays of some length): a register file's worth
+        assert np.isnan(from_bits("bf16", np.array([0x7FC1, 0xFFFF, 0x7F81] * 256, dtype=np.uint64))).all()
+
+
+def test_a_wgmma_d_of_nan_patterns_is_refuted_without_numpys_warnings(run, tmp_path):
+    """An .f16 wgmma d_out of signalling NaNs: numpy had warned on stderr rounding them ('invalid
+    value encountered in rint', naming numpy's own file)."""
+    import warnings
+
+    name = "m64n8k32.f16.e5m2.e4m3.a_shared.swizzle_32B.wgmma.json.gz"
+    doc = _load(name)
+    a, dt = _array(doc["arrays"]["d_out"])
+    # signalling NaNs (.f16 0x7C01): rounding a quiet one is silent, a signalling one raises "invalid"
+    _put(doc["arrays"]["d_out"], np.full(a.shape, 0x7C017C01, dtype=np.uint64), dt)
+    _save(str(tmp_path), name, doc)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        r = run("crosscheck", os.path.join(SPECS, "m64nNk32.yaml"), "--dumps", str(tmp_path), "--jobs", "1")
+    _clean(r)
+    assert r.code == 1 and "error: predicts" in r.out, r.out
+    assert not [w for w in said if issubclass(w.category, RuntimeWarning)], [str(w.message) for w in said]
