@@ -29,7 +29,9 @@ def to_bits(type_: str, values) -> np.ndarray:
         if not np.isin(v, (0, 1)).all():
             raise ValueError(".b1 elements are 0 or 1")
         return v.astype(np.uint64)
-    typed = v.astype(NUMPY[type_])
+    with np.errstate(over="ignore", invalid="ignore"):  # a value too large for the type: the check below
+        #                                                  refuses it; numpy had also warned on stderr
+        typed = v.astype(NUMPY[type_])
     if type_ in FLOATS and not np.array_equal(typed.astype(np.float64), v.astype(np.float64)):
         raise ValueError(f"a value is not exactly representable as .{type_}")
     if type_ not in FLOATS and not np.array_equal(typed.astype(np.int64), v.astype(np.int64)):

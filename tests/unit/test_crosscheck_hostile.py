@@ -356,3 +356,17 @@ def test_a_wgmma_d_of_nan_patterns_is_refuted_without_numpys_warnings(run, tmp_p
     _clean(r)
     assert r.code == 1 and "error: predicts" in r.out, r.out
     assert not [w for w in said if issubclass(w.category, RuntimeWarning)], [str(w.message) for w in said]
+
+
+@pytest.mark.parametrize("type_, value", [("f16", 1e6), ("e5m2", 1e9), ("bf16", 1e300), ("f32", 1e300)])
+def test_a_result_too_large_for_its_type_is_refused_without_a_warning(type_, value):
+    """A dump's random A and B can make a D no .f16 holds: the reference model refuses it (a
+    located result); the cast had also printed numpy's 'overflow encountered in cast' on stderr."""
+    import warnings
+
+    from checker.semantics.types import to_bits
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="not exactly representable"):
+            to_bits(type_, np.full(256, value))
