@@ -9,6 +9,7 @@ inputs are chosen so, see checker.semantics.inputs). Integers wrap modulo 2**32 
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -103,8 +104,12 @@ def _dyadic(A, B, C):
     if ea + eb - s > 62:  # the products' scale cannot be an int64 factor (a subnormal C, say)
         return None
     k = A.shape[-1]
-    top = lambda x, e: float(np.abs(x).max(initial=0)) * 2.0 ** -e  # noqa: E731
-    bound = top(A, ea) * top(B, eb) * k * 2.0 ** (ea + eb - s) + top(C, s)
+    ta, tb, tc = _scaled_top(A, ea), _scaled_top(B, eb), _scaled_top(C, s)
+    # an operand of zeros leaves the other's scale unbounded by the products (A = 0 beside a B of
+    # subnormals): 2.0 ** 1074 raised OverflowError, and a B past int64 was cast to garbage
+    if max(ta, tb, tc) >= 2.0 ** 62:
+        return None
+    bound = ta * tb * k * 2.0 ** (ea + eb - s) + tc
     if bound >= 2.0 ** 53:
         return None
     Ai = np.ldexp(A, -ea).astype(np.int64)
@@ -112,6 +117,17 @@ def _dyadic(A, B, C):
     Ci = np.ldexp(C, -s).astype(np.int64)
     Di = _matmul(Ai, Bi) * (1 << (ea + eb - s)) + Ci
     return np.ldexp(Di.astype(np.float64), s)
+
+
+def _scaled_top(x, e) -> float:
+    """max |x| * 2**-e, the largest scaled integer; inf past float64's range."""
+    m = float(np.abs(x).max(initial=0))
+    if m == 0:
+        return 0.0
+    try:
+        return math.ldexp(m, -e)
+    except OverflowError:
+        return math.inf
 
 
 def _rational(A, B, C):

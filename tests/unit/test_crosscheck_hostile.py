@@ -370,3 +370,25 @@ def test_a_result_too_large_for_its_type_is_refused_without_a_warning(type_, val
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match="not exactly representable"):
             to_bits(type_, np.full(256, value))
+
+
+def test_a_zero_a_beside_a_subnormal_b_is_the_models_documented_refusal(run, tmp_path):
+    """A = 0 beside a B of the smallest subnormal doubles: the model's integer path scaled B by
+    2**1074, which raised OverflowError, said as "(34, 'Numerical result out of range')" (nothing
+    of what the model expected), and a B just inside float64 was cast to int64 as garbage; now
+    that path declines, and the exact one says its documented bound."""
+    import warnings
+
+    name = "m16n8k8.row.col.f64.f64.f64.f64.dump.json.gz"
+    doc = _load(name)
+    for op, word in (("A", 0), ("B", 1)):  # 1: 4.9e-324
+        a, dt = _array(doc["registers"][op])
+        _put(doc["registers"][op], np.full(a.shape, word, dtype=np.uint64), dt)
+    _save(str(tmp_path), name, doc)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        r = run("crosscheck", os.path.join(SPECS, "m16n8k8.yaml"), "--dumps", str(tmp_path), "--jobs", "1")
+    _clean(r)
+    line = next(ln for ln in r.out.splitlines() if ": error: predicts " in ln)
+    assert r.code == 1 and "exact rational arithmetic for more than" in line and "out of range" not in line, line
+    assert not [w for w in said if issubclass(w.category, RuntimeWarning)], [str(w.message) for w in said]
