@@ -1,10 +1,12 @@
 """`checker conformance`: every published layout of checker/references/data/ (or --references)
 against its spec fragment: equal (proved), differs (with the counterexample), malformed, or not
-modelled. Exit 0 when every verdict is what its entry expects (current: equal; historical: differs)."""
+modelled. Exit 0 when every verdict is what its entry expects (current: equal; historical: differs);
+2 when the references hold no entry: nothing was checked."""
 from __future__ import annotations
 
 from checker import outputs
 from checker.commands.common import add_jobs, check_outputs, command, gate, positive_jobs, spec_files
+from checker.errors import UsageError
 
 NAME = "conformance"
 
@@ -34,6 +36,9 @@ def run(args, out, err) -> int:
     files = spec_files(args.paths or ["specs"])
     gate(files)
     verdicts = conformance.run(files, args.references, args.jobs)
+    if not verdicts:  # as crosscheck with no dump: a run that checked nothing is not a pass
+        raise UsageError(f"no reference entry in {' '.join(args.references or ['checker/references/data'])}: "
+                         "nothing was checked")
     text = {"text": render.render_text, "markdown": render.render_markdown, "json": render.render_json}[args.format](
         verdicts)
     if args.output:

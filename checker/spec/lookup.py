@@ -108,6 +108,10 @@ def unknown(spec, path: str, fid: str, style=typed) -> str:
         # difflib's nearest base gave
         closed, values = split(fid + "]")
         hints.append(f"the bracket is not closed: did you mean {style(closed, dict(values))}?")
+    elif given and any(f.id == base + "".join(f"[{k}={v}]" for k, v in given) for f in spec.fragments()):
+        # `D.float[N=0008]`: the instance is there, its value spelled otherwise (leading zeros, -0);
+        # "no instance at N=8; name one, as in 'D.float[N=8]'" contradicted itself
+        hints.append(f"the value is written as a plain number: did you mean {style(base, dict(given))}?")
     elif base in groups and not groups[base]:  # `A.b1[N=64]`: a fragment that is one map, not one per value
         hints.append(f"{base} takes no {', '.join(k for k, _ in given)}; name it {style(base, {})}")
     elif base not in groups and folded:

@@ -241,3 +241,14 @@ def test_an_entry_naming_a_fragment_its_spec_lacks_is_refused_at_the_entry(run, 
     assert r.code == 3, r.out + r.err
     assert (f"{data}:6:5: error: the entry 'SM80_16x8x16_F16F16F16F16_TN.ALayout' names a fragment its spec does "
             "not have:") in r.err and "has no fragment 'A.f61'. Did you mean" in r.err, r.err
+
+
+def test_references_with_no_entry_check_nothing_and_say_so(run, tmp_path):
+    """`--references EMPTY_FOLDER` printed '0 reference entries' and exited 0, as a pass; crosscheck
+    with no dump is a usage error, and so is this."""
+    empty = tmp_path / "refs"
+    empty.mkdir()
+    (tmp_path / "refs" / "notes.txt").write_text("not a data file\n")
+    r = run("conformance", SPECS, "--references", str(empty))
+    assert r.code == 2 and f"no reference entry in {empty}: nothing was checked" in r.err, (r.code, r.err)
+    assert r.out == ""

@@ -47,6 +47,16 @@ def test_an_instance_whose_bracket_is_left_open_is_named_as_typed(run):
     assert r.code == 2 and "bracket" not in r.err  # no such instance, closed or not: as before
 
 
+def test_an_instance_whose_value_is_spelled_otherwise_is_named_as_the_spec_writes_it(run):
+    """`D.float[N=0008]` was answered "D.float has no instance at N=8; name one, as in
+    'D.float[N=8]'": the message contradicted itself."""
+    for typed in ("D.float[N=0008]", "D.float[N=08]"):
+        r = run("where", _spec("m64nNk16"), "--fragment", typed, "--row", "1", "--col", "1")
+        assert r.code == 2 and "The value is written as a plain number: did you mean 'D.float[N=8]'?" in r.err, r.err
+        assert "no instance" not in r.err
+    r = run("where", _spec("m64nNk16"), "--fragment", "D.float[N=0012]", "--row", "1", "--col", "1")
+    assert r.code == 2 and "no instance at N=12" in r.err and "plain number" not in r.err  # N=12 is no instance
+
 def test_a_misspelling_gets_the_closest_id_and_nothing_else_guesses(run):
     r = run("eval", _spec("m16n8k16"), "--fragment", "A.f61", "--lane", "0", "--i", "0")
     assert r.code == 2 and "Did you mean 'A.f64'?" in r.err
