@@ -19,7 +19,7 @@ import numpy as np
 from checker.formula.evaluate import at
 from checker.probe import dump as dumps
 from checker.probe import identify
-from checker.probe.findings import readable
+from checker.probe.findings import error_lines, readable
 from checker.results import PROVED, REFUTED, SPEC_ERROR, Result
 from checker.semantics.execute import execute, geometries, shapes
 from checker.semantics.registers import ModelError
@@ -226,25 +226,24 @@ def _dump_results(p: str, by_instruction: dict, shapes_given: dict):
 
 
 def render_text(results: list, stats: dict, seconds: float) -> str:
-    lines = []
-    for r in results:
-        if r.verdict == PROVED:
-            continue
-        kind = "error" if r.verdict == REFUTED else "error (malformed)"
-        what = f"{r.property} {r.subject}" if r.subject else r.property
-        lines.append(f"{r.location}: {kind}: {what}: {r.message}")
+    lines = error_lines(results)
     groups: dict = {}
     for r in results:
         if r.subject and r.property.startswith(("predicts", "identifies")):
-            groups.setdefault((r.spec, r.subject, r.detail.get("source")), []).append(r)
+            groups.setdefault((r.spec, r.subject, r.detail.get("source"), r.detail.get("dump")), []).append(r)
     agree = sum(all(r.verdict == PROVED for r in rs) for rs in groups.values())
-    for (spec, subject, source), rs in sorted(groups.items(), key=lambda x: (x[0][0], x[0][1])):
+    dumps_of: dict = {}
+    for spec, subject, source, dump in groups:
+        dumps_of.setdefault((spec, subject, source), set()).add(dump)
+    for (spec, subject, source, dump), rs in sorted(groups.items(), key=lambda x: (x[0][0], x[0][1], str(x[0][3]))):
         ok = all(r.verdict == PROVED for r in rs)
         failed = ", ".join(r.property for r in rs if r.verdict != PROVED)
         warps = next((r.detail.get("warps") for r in rs if r.property == "predicts"), None)
+        # two dumps of one variant (two GPUs, two drivers) are two verdicts, each naming its file
         lines.append(f"{'agrees' if ok else 'DISAGREES':9s} {subject:48s} {source or '-':9s} "
                      + (f"{warps} warps bit for bit; every A, B and D slot where the spec puts it" if ok
-                        else f"fails {failed}"))
+                        else f"fails {failed}")
+                     + (f" ({dump})" if len(dumps_of[(spec, subject, source)]) > 1 and dump else ""))
     lines.append("")
     if stats["without_dump"]:
         lines.append(f"{len(stats['without_dump'])} variants of these specs have no dump: "

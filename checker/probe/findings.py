@@ -7,21 +7,27 @@ from checker.results import PROVED, REFUTED, SPEC_ERROR, Result
 
 
 def error_lines(results: list) -> list:
-    """`file:line:col: error: property subject: message` for each result that did not pass."""
+    """`file:line:col: error: property subject: message` for each result that did not pass; a
+    result located in the spec names the dump it is about, since two dumps of one variant (two
+    GPUs, two drivers) are checked apart and a disagreement must say which one showed it."""
     lines = []
     for r in results:
         if r.verdict != PROVED:
             kind = "error" if r.verdict == REFUTED else "error (malformed)"
-            lines.append(f"{r.location}: {kind}: {r.property + ' ' + r.subject if r.subject else r.property}: {r.message}")
+            dump = r.detail.get("dump")
+            named = f" (dump {dump})" if dump and not r.location.startswith(f"{dump}:") else ""
+            lines.append(f"{r.location}: {kind}: {r.property + ' ' + r.subject if r.subject else r.property}: "
+                         f"{r.message}{named}")
     return lines
 
 
 def by_subject(results: list) -> dict:
-    """(subject, source) -> its results, for the results about a dump's subject."""
+    """(subject, source, dump) -> its results, for the results about a dump's subject: each dump
+    its own verdict, where two dumps of one variant had been merged into one."""
     groups: dict = {}
     for r in results:
         if r.subject:
-            groups.setdefault((r.subject, r.detail.get("source")), []).append(r)
+            groups.setdefault((r.subject, r.detail.get("source"), r.detail.get("dump")), []).append(r)
     return groups
 
 
@@ -38,14 +44,18 @@ def readable(paths: list, read, results: list):
 
 
 def verdict_lines(groups: dict, width: int, agreed) -> tuple:
-    """One line per dump subject, `agrees` (how: `agreed(results)`) or `DISAGREES` with the
-    properties that failed; and how many agree."""
+    """One line per dump, `agrees` (how: `agreed(results)`) or `DISAGREES` with the properties that
+    failed, the dump's file named where its subject has more than one; and how many agree."""
     lines, agree = [], 0
-    for (subject, source), rs in sorted(groups.items()):
+    dumps_of: dict = {}
+    for subject, source, dump in groups:
+        dumps_of.setdefault((subject, source), set()).add(dump)
+    for (subject, source, dump), rs in sorted(groups.items(), key=lambda x: tuple(str(k) for k in x[0])):
         ok = all(r.verdict == PROVED for r in rs)
         agree += ok
         lines.append(f"{'agrees' if ok else 'DISAGREES':9s} {subject:{width}s} {source or '-':9s} "
-                     + (agreed(rs) if ok else "fails " + ", ".join(r.property for r in rs if r.verdict != PROVED)))
+                     + (agreed(rs) if ok else "fails " + ", ".join(r.property for r in rs if r.verdict != PROVED))
+                     + (f" ({dump})" if len(dumps_of[(subject, source)]) > 1 and dump else ""))
     return lines, agree
 
 

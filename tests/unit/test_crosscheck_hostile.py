@@ -392,3 +392,28 @@ def test_a_zero_a_beside_a_subnormal_b_is_the_models_documented_refusal(run, tmp
     line = next(ln for ln in r.out.splitlines() if ": error: predicts " in ln)
     assert r.code == 1 and "exact rational arithmetic for more than" in line and "out of range" not in line, line
     assert not [w for w in said if issubclass(w.category, RuntimeWarning)], [str(w.message) for w in said]
+
+
+@pytest.mark.parametrize("name,group,output", [(MMA, "registers", "D"), (LDMATRIX, "arrays", "registers_out"),
+                                               (WGMMA, "arrays", "d_out")])
+def test_two_dumps_of_one_variant_are_two_verdicts_and_a_disagreement_names_its_dump(run, tmp_path, name, group, output):
+    """Two dumps of one variant (two GPUs, two drivers) were merged into one line, and the error,
+    located at the spec's formula, did not say which dump showed it: now each dump has its own
+    verdict, named by its file, and the error names the dump."""
+    doc = _load(name)
+    good = _save(str(tmp_path), "gpu0." + name, doc)
+    a, dt = _array(doc[group][output])
+    flat = a.reshape(-1)
+    flat[0] ^= 1
+    _put(doc[group][output], flat.reshape(a.shape), dt)
+    bad = _save(str(tmp_path), "gpu1." + name, doc)
+    r = run("crosscheck", SPECS, "--dumps", str(tmp_path), "--jobs", "1")
+    _clean(r)
+    assert r.code == 1, r.out + r.err
+    errors = [ln for ln in r.out.splitlines() if ": error: " in ln]
+    assert errors and all(ln.endswith(f"(dump {bad})") or ln.startswith(f"{bad}:") for ln in errors), errors
+    verdicts = [ln for ln in r.out.splitlines() if ln.startswith(("agrees ", "DISAGREES "))]
+    assert len(verdicts) == 2, verdicts
+    assert verdicts[0].startswith("agrees ") and verdicts[0].endswith(f"({good})"), verdicts
+    assert verdicts[1].startswith("DISAGREES ") and verdicts[1].endswith(f"({bad})"), verdicts
+    assert "1 agree, 1 disagree" in r.out, r.out
