@@ -72,20 +72,18 @@ def _branch(err):
 def _alternatives(err) -> str:
     """What the branches of a oneOf/anyOf take, none of which the value gives: the types, or the
     keys one of which is required."""
-    found = json.dumps(err.instance)[:40] if not isinstance(err.instance, (dict, list)) else \
-        _JSON_TYPES.get(type(err.instance), type(err.instance).__name__)
+    found = (_article("object" if isinstance(err.instance, dict) else "array")
+             if isinstance(err.instance, (dict, list)) else json.dumps(err.instance)[:40])
     keys = [k for e in err.context if e.validator == "required" and not e.relative_path
-            for k in e.validator_value if k not in err.instance]
-    if keys and isinstance(err.instance, dict):
+            for k in e.validator_value if k not in err.instance] if isinstance(err.instance, dict) else []
+    if keys:
         return f"expected one of the keys {', '.join(dict.fromkeys(keys))}, found none of them"
     types = [e.validator_value for e in err.context if e.validator == "type" and not e.relative_path]
     return f"expected {' or '.join(_article(t) for t in dict.fromkeys(types))}, found {found}"
 
 
-_JSON_TYPES = {dict: "a mapping", list: "a list"}
-
-
 def _article(t) -> str:
+    """A JSON Schema type as a spec's author reads it (YAML's words: a mapping, a list)."""
     return {"object": "a mapping", "array": "a list", "integer": "an integer", "string": "a string"}.get(t, str(t))
 
 
